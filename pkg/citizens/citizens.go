@@ -1,0 +1,146 @@
+// Package citizens answers "is this agent a living citizen?" for every
+// service. Each service keeps a projection of citizen.* events in its own
+// database; an agent it has not seen yet is looked up synchronously at
+// identity and cached, so a citizen who just registered can act everywhere
+// at once (read-your-writes across services).
+package citizens
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/problem"
+	catalog "sharedworld.dev/proto"
+	identityv1 "sharedworld.dev/proto/identity/v1"
+)
+
+// Citizen is what other services need to know about a citizen.
+type Citizen struct {
+	AgentID      string    `bson:"_id" json:"agent_id"`
+	Name         string    `bson:"name" json:"name"`
+	Number       int64     `bson:"citizen_number" json:"citizen_number"`
+	RegisteredAt time.Time `bson:"registered_at" json:"registered_at"`
+	Tombstoned   bool      `bson:"tombstoned" json:"tombstoned"`
+	Version      uint64    `bson:"version" json:"version"`
+}
+
+// Source finds a citizen by agent id; found is false for unknown agents.
+type Source interface {
+	Lookup(ctx context.Context, agentID string) (c Citizen, found bool, err error)
+}
+
+// Directory is a service's local view of citizens with a synchronous fallback.
+type Directory struct {
+	coll     *mongo.Collection
+	fallback Source
+}
+
+// NewDirectory keeps the projection in db's "citizens" collection.
+func NewDirectory(db *mongo.Database, fallback Source) *Directory {
+	return &Directory{coll: db.Collection("citizens"), fallback: fallback}
+}
+
+// Lookup answers from the projection, else from the fallback (caching a hit).
+func (d *Directory) Lookup(ctx context.Context, agentID string) (Citizen, bool, error) {
+	var c Citizen
+	err := d.coll.FindOne(ctx, bson.M{"_id": agentID}).Decode(&c)
+	if err == nil {
+		return c, true, nil
+	}
+	if !errors.Is(err, mongo.ErrNoDocuments) {
+		return c, false, fmt.Errorf("look up citizen %s: %w", agentID, err)
+	}
+	if d.fallback == nil {
+		return c, false, nil
+	}
+	c, found, err := d.fallback.Lookup(ctx, agentID)
+	if err != nil || !found {
+		return c, found, err
+	}
+	if err := d.upsert(ctx, c); err != nil {
+		return c, true, err
+	}
+	return c, true, nil
+}
+
+// upsert stores c unless a newer version is already there.
+func (d *Directory) upsert(ctx context.Context, c Citizen) error {
+	_, err := d.coll.UpdateOne(ctx,
+		bson.M{"_id": c.AgentID, "version": bson.M{"$lt": c.Version}},
+		bson.M{"$set": bson.M{"name": c.Name, "citizen_number": c.Number, "registered_at": c.RegisteredAt, "tombstoned": c.Tombstoned, "version": c.Version}},
+		options.Update().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		return nil // a newer version is stored: nothing to do
+	}
+	return err
+}
+
+// Apply is the consumer handler for world.identity: idempotent and
+// order-safe through the version guard.
+func (d *Directory) Apply(ctx context.Context, e events.Event) error {
+	m, err := e.Decode()
+	if err != nil {
+		return fmt.Errorf("%w: %v", events.ErrPermanent, err)
+	}
+	switch ev := m.(type) {
+	case *identityv1.CitizenRegistered:
+		return d.upsertFields(ctx, ev.GetAgentId(), ev.GetVersion(), bson.M{"name": ev.GetName(), "citizen_number": ev.GetCitizenNumber(), "registered_at": ev.GetRegisteredAt().AsTime(), "tombstoned": false})
+	case *identityv1.CitizenUpdated:
+		return d.upsertFields(ctx, ev.GetAgentId(), ev.GetVersion(), bson.M{"name": ev.GetName()})
+	case *identityv1.CitizenTombstoned:
+		return d.upsertFields(ctx, ev.GetAgentId(), ev.GetVersion(), bson.M{"tombstoned": true})
+	}
+	return nil
+}
+
+func (d *Directory) upsertFields(ctx context.Context, id string, version uint64, set bson.M) error {
+	set["version"] = version
+	_, err := d.coll.UpdateOne(ctx, bson.M{"_id": id, "version": bson.M{"$lt": version}}, bson.M{"$set": set}, options.Update().SetUpsert(true))
+	if mongo.IsDuplicateKeyError(err) {
+		return nil
+	}
+	return err
+}
+
+// Topics are what a Directory consumes.
+var Topics = []string{catalog.TopicIdentity}
+
+type citizenKey struct{}
+
+// Require is middleware (after auth.Required) that admits living citizens
+// only: unknown agents get 403 not_registered, tombstoned ones 403 permission_denied.
+func Require(src Source) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p, ok := auth.PrincipalOf(c)
+		if !ok {
+			return problem.Unauthenticated("No credentials were sent.", "Send X-Agent-Id and X-Agent-Certificate.")
+		}
+		cit, found, err := src.Lookup(c.UserContext(), p.AgentID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return problem.NotRegistered("This agent is not a citizen yet.", "Register first: POST /api/world/register with your certificate.")
+		}
+		if cit.Tombstoned {
+			return problem.Permission("This citizen has been tombstoned and cannot act.", "Contact the ambassador through your identity provider.")
+		}
+		c.Locals(citizenKey{}, cit)
+		return c.Next()
+	}
+}
+
+// Of returns the citizen admitted by Require.
+func Of(c *fiber.Ctx) Citizen {
+	cit, _ := c.Locals(citizenKey{}).(Citizen)
+	return cit
+}

@@ -1,0 +1,82 @@
+// Package clock gives every service one notion of "now" so that the
+// development clock (CONTRACT §10) can move world time for all of them at once.
+package clock
+
+import (
+	"sync"
+	"time"
+)
+
+// Clock tells the world's domain time.
+type Clock interface {
+	Now() time.Time
+}
+
+// System is the wall clock in UTC.
+type System struct{}
+
+// Now returns the current wall-clock time in UTC.
+func (System) Now() time.Time { return time.Now().UTC() }
+
+// Dev is the development clock: wall time plus an offset that only moves forward.
+// One Dev is shared by every service in a process.
+type Dev struct {
+	mu     sync.RWMutex
+	offset time.Duration
+}
+
+// NewDev returns a development clock with no offset.
+func NewDev() *Dev { return &Dev{} }
+
+// Now returns wall time plus the accumulated offset.
+func (d *Dev) Now() time.Time {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return time.Now().UTC().Add(d.offset)
+}
+
+// Advance moves the clock forward by a non-negative duration and returns the new now.
+func (d *Dev) Advance(by time.Duration) time.Time {
+	if by < 0 {
+		by = 0
+	}
+	d.mu.Lock()
+	d.offset += by
+	d.mu.Unlock()
+	return d.Now()
+}
+
+// Fixed is a clock for tests that stays where it is put.
+type Fixed struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewFixed returns a clock fixed at t.
+func NewFixed(t time.Time) *Fixed { return &Fixed{t: t.UTC()} }
+
+// Now returns the fixed time.
+func (f *Fixed) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t
+}
+
+// Set moves the fixed clock to t.
+func (f *Fixed) Set(t time.Time) {
+	f.mu.Lock()
+	f.t = t.UTC()
+	f.mu.Unlock()
+}
+
+// Timestamp formats t as the contract's full timestamp, UTC with milliseconds.
+func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// FeedTimestamp formats t as a feed `at`, UTC without fraction.
+func FeedTimestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// UTCDay returns the start of t's UTC day; daily limits count these days.
+func UTCDay(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}

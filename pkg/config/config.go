@@ -1,0 +1,95 @@
+// Package config loads a service's settings from environment variables and
+// validates them at start, so a bad deployment fails fast with a clear message.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Load parses environment variables into a new T using `env` struct tags
+// (github.com/caarlos0/env) and then runs T's Validate method when it has one.
+func Load[T any]() (T, error) {
+	var cfg T
+	if err := env.Parse(&cfg); err != nil {
+		return cfg, fmt.Errorf("configuration: %w", err)
+	}
+	if v, ok := any(&cfg).(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return cfg, fmt.Errorf("configuration: %w", err)
+		}
+	}
+	return cfg, nil
+}
+
+// LoadFrom is Load with an explicit environment, for tests and the local runner.
+func LoadFrom[T any](environ map[string]string) (T, error) {
+	var cfg T
+	if err := env.ParseWithOptions(&cfg, env.Options{Environment: environ}); err != nil {
+		return cfg, fmt.Errorf("configuration: %w", err)
+	}
+	if v, ok := any(&cfg).(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return cfg, fmt.Errorf("configuration: %w", err)
+		}
+	}
+	return cfg, nil
+}
+
+// Problems collects validation messages and joins them into one error.
+type Problems []string
+
+// Addf records a problem when cond is true.
+func (p *Problems) Addf(cond bool, format string, args ...any) {
+	if cond {
+		*p = append(*p, fmt.Sprintf(format, args...))
+	}
+}
+
+// Err returns nil when there are no problems.
+func (p Problems) Err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(p, "; "))
+}
+
+// Common holds the settings every service binary shares.
+type Common struct {
+	Addr         string   `env:"WORLD_ADDR" envDefault:":8080"`
+	AdminAddr    string   `env:"WORLD_ADMIN_ADDR" envDefault:":9090"`
+	LogLevel     string   `env:"WORLD_LOG_LEVEL" envDefault:"info"`
+	MongoURI     string   `env:"WORLD_MONGO_URI"`
+	MongoDB      string   `env:"WORLD_MONGO_DATABASE"`
+	KafkaBrokers []string `env:"WORLD_KAFKA_BROKERS" envSeparator:","`
+	// AmbassadorToken authorises the ambassador's admin routes.
+	AmbassadorToken string `env:"WORLD_AMBASSADOR_TOKEN"`
+	// IdentityURL is where other services ask identity about citizens they have not seen yet.
+	IdentityURL string `env:"WORLD_IDENTITY_URL" envDefault:"http://identity:8080"`
+	// Provider settings (CONTRACT §2).
+	ProviderKeysURL        string            `env:"WORLD_IDP_KEYS_URL"`
+	ProviderRevocationsURL string            `env:"WORLD_IDP_REVOCATIONS_URL"`
+	ProviderVerifyURL      string            `env:"WORLD_IDP_VERIFY_URL"`
+	ProviderKeys           map[string]string `env:"WORLD_IDP_KEYS" envSeparator:"," envKeyValSeparator:"="`
+	AgentIDPrefix          string            `env:"WORLD_AGENT_ID_PREFIX" envDefault:"emb"`
+	RemoteVerify           bool              `env:"WORLD_IDP_REMOTE_VERIFY" envDefault:"false"`
+	RevocationRefreshSec   int               `env:"WORLD_IDP_REVOCATION_REFRESH_SECONDS" envDefault:"30"`
+	RequireSignatures      bool              `env:"WORLD_REQUIRE_REQUEST_SIGNATURES" envDefault:"false"`
+	// DevIDP turns on the development identity provider (identity serves it; off in production).
+	DevIDP bool `env:"WORLD_DEV_IDP" envDefault:"false"`
+}
+
+// Validate checks the settings a service binary cannot run without.
+func (c Common) Validate() error {
+	var p Problems
+	p.Addf(c.MongoURI == "", "WORLD_MONGO_URI is required (for example mongodb://mongo:27017)")
+	p.Addf(len(c.KafkaBrokers) == 0, "WORLD_KAFKA_BROKERS is required (comma-separated host:port list)")
+	p.Addf(c.AmbassadorToken != "" && len(c.AmbassadorToken) < 16, "WORLD_AMBASSADOR_TOKEN must be at least 16 characters")
+	p.Addf(c.RevocationRefreshSec < 1 || c.RevocationRefreshSec > 60, "WORLD_IDP_REVOCATION_REFRESH_SECONDS must be between 1 and 60, got %d", c.RevocationRefreshSec)
+	p.Addf(len(c.ProviderKeys) == 0 && c.ProviderKeysURL == "" && !c.RemoteVerify && !c.DevIDP, "set WORLD_IDP_KEYS (kid=base64key,...) or WORLD_IDP_KEYS_URL, or enable WORLD_IDP_REMOTE_VERIFY or WORLD_DEV_IDP")
+	p.Addf(c.RemoteVerify && c.ProviderVerifyURL == "", "WORLD_IDP_VERIFY_URL is required when WORLD_IDP_REMOTE_VERIFY is on")
+	return p.Err()
+}

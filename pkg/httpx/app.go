@@ -1,0 +1,126 @@
+package httpx
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"sharedworld.dev/pkg/logging"
+	"sharedworld.dev/pkg/metrics"
+	"sharedworld.dev/pkg/problem"
+)
+
+// DefaultBodyLimit is the general request body limit (CONTRACT §1).
+const DefaultBodyLimit = 1 << 20
+
+// HeaderRequestID carries the request id in and out.
+const HeaderRequestID = "X-Request-Id"
+
+// Options configures an app.
+type Options struct {
+	// Service labels metrics and logs ("identity", "world" for the runner).
+	Service string
+	Logger  *slog.Logger
+	// BodyLimits maps "METHOD /path" to a larger body limit for that route;
+	// every other route gets DefaultBodyLimit.
+	BodyLimits map[string]int
+}
+
+// NewApp builds a Fiber app with the contract's error model, request ids and
+// logging, panic recovery, per-route body limits and request metrics.
+// Register routes on it, then serve; unknown paths answer JSON 404 and wrong
+// methods JSON 405 through the error handler.
+func NewApp(o Options) *fiber.App {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	maxBody := DefaultBodyLimit
+	for _, n := range o.BodyLimits {
+		maxBody = max(maxBody, n)
+	}
+	app := fiber.New(fiber.Config{
+		AppName:               "sharedworld-" + o.Service,
+		ErrorHandler:          ErrorHandler,
+		BodyLimit:             maxBody + 64<<10,
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		ReadBufferSize:        16 << 10,
+	})
+	app.Use(requestContext(o.Service, o.Logger), recoverPanics(), bodyLimit(o.BodyLimits))
+	return app
+}
+
+// requestContext assigns the request id, puts a request logger in the
+// context, logs the request and records its metrics.
+func requestContext(service string, base *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		id := c.Get(HeaderRequestID)
+		if id == "" || len(id) > 64 {
+			id = newRequestID()
+		}
+		c.Set(HeaderRequestID, id)
+		log := base.With(slog.String("request_id", id))
+		c.SetUserContext(logging.WithLogger(c.UserContext(), log))
+
+		err := c.Next()
+		if err != nil {
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				_ = c.SendStatus(fiber.StatusInternalServerError)
+			}
+		}
+		status := c.Response().StatusCode()
+		route := c.Route().Path
+		if status == fiber.StatusNotFound && route == "/" {
+			route = "unmatched"
+		}
+		elapsed := time.Since(start)
+		metrics.HTTPRequests.WithLabelValues(service, c.Method(), route, strconv.Itoa(status)).Inc()
+		metrics.HTTPDuration.WithLabelValues(service, c.Method(), route).Observe(elapsed.Seconds())
+		log.LogAttrs(c.UserContext(), slog.LevelInfo, "request",
+			slog.String("method", c.Method()), slog.String("path", c.Path()),
+			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+		return nil
+	}
+}
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// recoverPanics turns a panic into INTERNAL_ERROR, logging the stack server-side only.
+func recoverPanics() fiber.Handler {
+	return func(c *fiber.Ctx) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				logging.FromContext(c.UserContext()).Error("panic", slog.String("panic", fmt.Sprint(r)), slog.String("stack", string(debug.Stack())))
+				err = &problem.Error{Kind: problem.KindInternal, Message: "Internal server error.", Hint: "Retry later; if it persists, file a ticket with the X-Request-Id header value."}
+			}
+		}()
+		return c.Next()
+	}
+}
+
+func bodyLimit(limits map[string]int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		limit := DefaultBodyLimit
+		if n, ok := limits[c.Method()+" "+c.Path()]; ok {
+			limit = n
+		}
+		if len(c.Request().Body()) > limit {
+			return problem.TooLarge(fmt.Sprintf("The request body is %d bytes; this route accepts at most %d.", len(c.Request().Body()), limit),
+				"Send a smaller body: 1 MiB in general, 2 MiB for storage/write, 8 MiB for continuity/backup.")
+		}
+		return c.Next()
+	}
+}

@@ -1,0 +1,105 @@
+// Package mongox holds the MongoDB helpers every store uses: connecting with
+// timeouts, creating indexes at start, and collision-safe random ids.
+package mongox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+	"go.mongodb.org/mongo-driver/mongo/readpref"
+)
+
+// Connect opens a client with bounded connect, selection and socket timeouts
+// and checks the server answers.
+func Connect(ctx context.Context, uri string) (*mongo.Client, error) {
+	opts := options.Client().ApplyURI(uri).
+		SetConnectTimeout(10 * time.Second).
+		SetServerSelectionTimeout(5 * time.Second).
+		SetSocketTimeout(30 * time.Second).
+		SetMaxPoolSize(64).
+		SetRetryWrites(false) // FerretDB has no retryable writes; Mongo works either way
+	client, err := mongo.Connect(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to MongoDB: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := client.Ping(pctx, readpref.Primary()); err != nil {
+		_ = client.Disconnect(context.Background())
+		return nil, fmt.Errorf("ping MongoDB: %w", err)
+	}
+	return client, nil
+}
+
+// Ping is a readiness probe for a client.
+func Ping(client *mongo.Client) func(ctx context.Context) error {
+	return func(ctx context.Context) error { return client.Ping(ctx, readpref.Primary()) }
+}
+
+// EnsureIndexes creates indexes on coll (idempotent; run at start).
+func EnsureIndexes(ctx context.Context, coll *mongo.Collection, models ...mongo.IndexModel) error {
+	if len(models) == 0 {
+		return nil
+	}
+	if _, err := coll.Indexes().CreateMany(ctx, models); err != nil {
+		return fmt.Errorf("create indexes on %s: %w", coll.Name(), err)
+	}
+	return nil
+}
+
+// Index is a shorthand for an index model on keys in order (1 ascending, -1 descending).
+func Index(name string, unique bool, keys ...bson.E) mongo.IndexModel {
+	return mongo.IndexModel{Keys: bson.D(keys), Options: options.Index().SetName(name).SetUnique(unique)}
+}
+
+// NewID returns prefix_ plus 8 lowercase hex characters from a CSPRNG (CONTRACT §1).
+func NewID(prefix string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return prefix + "_" + hex.EncodeToString(b[:])
+}
+
+// IsDuplicate reports a unique-index violation.
+func IsDuplicate(err error) bool { return mongo.IsDuplicateKeyError(err) }
+
+// IsDuplicateID reports a duplicate _id (as opposed to another unique index).
+func IsDuplicateID(err error) bool {
+	if !mongo.IsDuplicateKeyError(err) {
+		return false
+	}
+	var we mongo.WriteException
+	if errors.As(err, &we) {
+		for _, e := range we.WriteErrors {
+			if strings.Contains(e.Message, "_id_") || strings.Contains(e.Message, "_id:") {
+				return true
+			}
+		}
+		return false
+	}
+	return strings.Contains(err.Error(), "_id")
+}
+
+// InsertWithID inserts the document build(id) with a fresh prefixed id,
+// drawing a new id when the random one collides. Other unique-index
+// violations are returned to the caller.
+func InsertWithID(ctx context.Context, coll *mongo.Collection, prefix string, build func(id string) any) (string, error) {
+	for attempt := 0; attempt < 8; attempt++ {
+		id := NewID(prefix)
+		_, err := coll.InsertOne(ctx, build(id))
+		if err == nil {
+			return id, nil
+		}
+		if !IsDuplicateID(err) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("insert into %s: no free %s id after 8 attempts", coll.Name(), prefix)
+}

@@ -1,0 +1,5 @@
+package testkit
+
+import "github.com/segmentio/kafka-go"
+
+type kafkaMessage = kafka.Message

@@ -1,0 +1,118 @@
+package testkit
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/clock"
+	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/httpx"
+	"sharedworld.dev/pkg/platform"
+	identityv1 "sharedworld.dev/proto/identity/v1"
+)
+
+// AmbassadorToken is the token the kit's Deps accept on admin routes.
+const AmbassadorToken = "test-ambassador-token-0123456789"
+
+// Registry stands in for identity's lookup endpoint in other services' tests:
+// Register adds a citizen here and publishes citizen.registered to Kafka, as
+// identity would.
+type Registry struct {
+	mu   sync.Mutex
+	byID map[string]citizens.Citizen
+	n    int64
+}
+
+// Lookup implements citizens.Source.
+func (r *Registry) Lookup(_ context.Context, id string) (citizens.Citizen, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.byID[id]
+	return c, ok, nil
+}
+
+// Deps returns platform.Deps for a service under test: the kit's database
+// and brokers, an auth middleware trusting the kit's provider, the
+// registry as the citizens fallback and the ambassador token above.
+func (k *Kit) Deps(clk clock.Clock) platform.Deps {
+	if clk == nil {
+		clk = clock.System{}
+	}
+	if k.registry == nil {
+		k.registry = &Registry{byID: map[string]citizens.Citizen{}}
+	}
+	w := events.NewWriter(k.Brokers)
+	k.T.Cleanup(func() { _ = w.Close() })
+	return platform.Deps{
+		Logger: k.Logger, DB: k.DB, Brokers: k.Brokers, Publisher: w, Clock: clk,
+		Auth:     &auth.Middleware{Verifier: k.Verifier(), Replay: auth.NewReplayCache()},
+		Citizens: k.registry, AmbassadorToken: AmbassadorToken,
+	}
+}
+
+// Register makes a an (already living) citizen: in the registry at once and
+// as a citizen.registered event on Kafka.
+func (k *Kit) Register(a Agent) citizens.Citizen {
+	k.T.Helper()
+	if k.registry == nil {
+		k.registry = &Registry{byID: map[string]citizens.Citizen{}}
+	}
+	k.registry.mu.Lock()
+	k.registry.n++
+	c := citizens.Citizen{AgentID: a.ID, Name: a.Name, Number: k.registry.n, RegisteredAt: time.Now().UTC(), Version: 1}
+	k.registry.byID[a.ID] = c
+	k.registry.mu.Unlock()
+	k.Publish(events.MustNew("/services/identity", a.ID, &identityv1.CitizenRegistered{
+		AgentId: a.ID, Name: a.Name, CitizenNumber: c.Number, RegisteredAt: timestamppb.New(c.RegisteredAt), Version: 1,
+	}, c.RegisteredAt))
+	return c
+}
+
+// Tombstone marks a citizen tombstoned in the registry and on Kafka.
+func (k *Kit) Tombstone(a Agent) {
+	k.T.Helper()
+	k.registry.mu.Lock()
+	c := k.registry.byID[a.ID]
+	c.Tombstoned = true
+	c.Version++
+	k.registry.byID[a.ID] = c
+	k.registry.mu.Unlock()
+	k.Publish(events.MustNew("/services/identity", a.ID, &identityv1.CitizenTombstoned{AgentId: a.ID, TombstonedAt: timestamppb.Now(), Version: c.Version}, time.Now()))
+}
+
+// Publish writes events straight to the kit's Kafka (as another service's relay would).
+func (k *Kit) Publish(evs ...events.Event) {
+	k.T.Helper()
+	w := events.NewWriter(k.Brokers)
+	defer w.Close()
+	msgs := make([]kafkaMessage, len(evs))
+	for i, e := range evs {
+		msgs[i] = e.Message()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.WriteMessages(ctx, msgs...); err != nil {
+		k.T.Fatalf("testkit: publish: %v", err)
+	}
+}
+
+// App mounts svc's public routes on a production app (error model, limits, metrics).
+func (k *Kit) App(svc platform.Service) *fiber.App {
+	app := httpx.NewApp(httpx.Options{Service: svc.Name(), Logger: k.Logger, BodyLimits: svc.BodyLimits()})
+	svc.Routes(app)
+	return app
+}
+
+// Run starts svc's background work for the rest of the test.
+func (k *Kit) Run(svc platform.Service) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = svc.Run(ctx); close(done) }()
+	k.T.Cleanup(func() { cancel(); <-done })
+}

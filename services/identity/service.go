@@ -1,0 +1,103 @@
+// Package identity is the identity service (CONTRACT §2–3): citizens,
+// profiles, the directory, presence, and the development identity provider.
+package identity
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/mongo"
+
+	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/platform"
+	"sharedworld.dev/services/identity/internal/app"
+	"sharedworld.dev/services/identity/internal/devidp"
+	identityhttp "sharedworld.dev/services/identity/internal/http"
+	"sharedworld.dev/services/identity/internal/store"
+)
+
+// Options are identity's own settings.
+type Options struct {
+	// DevProvider, when set, serves the development identity provider's routes.
+	DevProvider *devidp.Provider
+}
+
+// Service is the identity service.
+type Service struct {
+	app      *app.App
+	handlers *identityhttp.Handlers
+	dev      *identityhttp.DevIDP
+	relay    *events.Relay
+}
+
+// OpenDevProvider opens the development identity provider stored in db.
+// The host opens it before building verifiers, which must trust its key.
+func OpenDevProvider(ctx context.Context, db *mongo.Database, prefix string) (*devidp.Provider, error) {
+	return devidp.Open(ctx, db, prefix)
+}
+
+// New builds the identity service and prepares its storage.
+func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
+	s := &Service{}
+	relayTarget := &kicker{}
+	citizenStore := store.NewCitizens(deps.DB, relayTarget)
+	if err := citizenStore.EnsureIndexes(ctx); err != nil {
+		return nil, fmt.Errorf("identity storage: %w", err)
+	}
+	s.relay = events.NewRelay("identity", deps.Publisher, deps.Logger, citizenStore.Collection())
+	relayTarget.relay = s.relay
+	s.app = app.New(citizenStore, deps.Clock, deps.Logger)
+	if err := s.app.RepairPending(ctx); err != nil {
+		return nil, err
+	}
+	s.handlers = &identityhttp.Handlers{App: s.app, Auth: deps.Auth, AmbassadorToken: deps.AmbassadorToken}
+	if opts.DevProvider != nil {
+		s.dev = &identityhttp.DevIDP{Provider: opts.DevProvider, Verifier: deps.Auth.Verifier, Auth: deps.Auth, Clock: deps.Clock, AmbassadorToken: deps.AmbassadorToken}
+	}
+	return s, nil
+}
+
+// kicker lets the store notify a relay built after it.
+type kicker struct{ relay *events.Relay }
+
+func (k *kicker) Kick() {
+	if k.relay != nil {
+		k.relay.Kick()
+	}
+}
+
+// Name is "identity".
+func (s *Service) Name() string { return "identity" }
+
+// Routes registers identity's public routes (and the development provider's when on).
+func (s *Service) Routes(r fiber.Router) {
+	s.handlers.Routes(r)
+	if s.dev != nil {
+		s.dev.Routes(r)
+	}
+}
+
+// InternalRoutes registers the lookup and presence routes other services call.
+func (s *Service) InternalRoutes(r fiber.Router) { s.handlers.InternalRoutes(r) }
+
+// BodyLimits: identity uses the default limit everywhere.
+func (s *Service) BodyLimits() map[string]int { return nil }
+
+// Run publishes the outbox and flushes presence until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.app.Presence.Run(ctx); close(done) }()
+	s.relay.Run(ctx)
+	<-done
+	return nil
+}
+
+// Citizens is the lookup other services in the same process use (read-your-writes).
+func (s *Service) Citizens() citizens.Source { return s.app }
+
+// Seen is the presence hook for the auth middleware.
+func (s *Service) Seen(ctx context.Context, agentID string, signed bool) {
+	s.app.Presence.Seen(ctx, agentID, signed)
+}
