@@ -44,12 +44,37 @@ func Ping(client *mongo.Client) func(ctx context.Context) error {
 	return func(ctx context.Context) error { return client.Ping(ctx, readpref.Primary()) }
 }
 
-// EnsureIndexes creates indexes on coll (idempotent; run at start).
+// EnsureIndexes creates the named indexes that coll lacks (run at start).
+// Existing ones are left alone: re-creating an index FerretDB already has
+// breaks its connection, and on MongoDB it is a no-op anyway.
 func EnsureIndexes(ctx context.Context, coll *mongo.Collection, models ...mongo.IndexModel) error {
 	if len(models) == 0 {
 		return nil
 	}
-	if _, err := coll.Indexes().CreateMany(ctx, models); err != nil {
+	existing := map[string]bool{}
+	cur, err := coll.Indexes().List(ctx)
+	if err != nil {
+		return fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
+	}
+	var specs []struct {
+		Name string `bson:"name"`
+	}
+	if err := cur.All(ctx, &specs); err != nil {
+		return fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
+	}
+	for _, s := range specs {
+		existing[s.Name] = true
+	}
+	var missing []mongo.IndexModel
+	for _, m := range models {
+		if m.Options == nil || m.Options.Name == nil || !existing[*m.Options.Name] {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if _, err := coll.Indexes().CreateMany(ctx, missing); err != nil {
 		return fmt.Errorf("create indexes on %s: %w", coll.Name(), err)
 	}
 	return nil

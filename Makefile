@@ -1,0 +1,35 @@
+# Shared World — developer entry points. Everything runs with Go alone.
+SHELL := /bin/bash
+MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
+PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
+
+.PHONY: run test lint vet fmt bench build generate
+
+## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
+run:
+	go run ./hack/cmd/world
+
+## test: every module's tests against embedded FerretDB and Kafka
+test:
+	go test -count=1 -timeout 20m $(PACKAGES)
+
+## lint: gofmt and go vet over every module
+lint: vet
+	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	go vet $(PACKAGES)
+
+fmt:
+	gofmt -w $(MODULES)
+
+## build: one binary per service plus the local runner, into ./bin
+build:
+	@mkdir -p bin
+	go build -o bin/ ./services/*/cmd/... ./hack/cmd/...
+
+## bench: the benchmarks (numbers quoted in the docs come from here)
+bench:
+	go test -run '^$$' -bench . -benchtime 3s $(PACKAGES)
+
+include proto/Makefile.generate

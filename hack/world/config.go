@@ -1,0 +1,35 @@
+// Package world is the local all-in-one runner (CONTRACT §10): embedded
+// FerretDB and Kafka, every service mounted on one port, the development
+// identity provider, and an optional development clock.
+package world
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+)
+
+// Config is the runner's environment.
+type Config struct {
+	Addr            string   `env:"WORLD_ADDR" envDefault:"127.0.0.1:8080"`
+	DataDir         string   `env:"WORLD_DATA_DIR" envDefault:".data"`
+	AmbassadorToken string   `env:"WORLD_AMBASSADOR_TOKEN"`
+	DevClock        bool     `env:"WORLD_DEV_CLOCK" envDefault:"false"`
+	MongoURI        string   `env:"WORLD_MONGO_URI"`
+	KafkaBrokers    []string `env:"WORLD_KAFKA_BROKERS" envSeparator:","`
+	LogLevel        string   `env:"WORLD_LOG_LEVEL" envDefault:"info"`
+	AgentIDPrefix   string   `env:"WORLD_AGENT_ID_PREFIX" envDefault:"emb"`
+	// RequireSignatures makes X-Agent-Signature mandatory on authenticated requests.
+	RequireSignatures bool `env:"WORLD_REQUIRE_REQUEST_SIGNATURES" envDefault:"false"`
+	// TokenGenerated is set when the runner made the ambassador token up.
+	TokenGenerated bool `env:"-"`
+}
+
+// Defaults fills what the environment left open.
+func (c *Config) Defaults() {
+	if c.AmbassadorToken == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		c.AmbassadorToken = hex.EncodeToString(b[:])
+		c.TokenGenerated = true
+	}
+}

@@ -1,0 +1,56 @@
+package world
+
+import (
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"sharedworld.dev/pkg/metrics"
+)
+
+// settle waits, up to max, until every outbox is empty, no consumer lags and
+// the event counters have stopped moving: the pipeline is at rest.
+func (w *World) settle(max time.Duration) {
+	deadline := time.Now().Add(max)
+	prev := -1.0
+	for time.Now().Before(deadline) {
+		pending, moved := pipelineState()
+		if pending == 0 && moved == prev {
+			return
+		}
+		prev = moved
+		time.Sleep(100 * time.Millisecond)
+	}
+	w.log.Warn("shutdown went ahead before the event pipeline was at rest")
+}
+
+// pipelineState sums outbox backlog and consumer lag (pending) and the
+// published and consumed counters (moved).
+func pipelineState() (pending, moved float64) {
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		return 1, 0
+	}
+	for _, f := range families {
+		switch f.GetName() {
+		case "sharedworld_outbox_backlog_events", "sharedworld_consumer_lag_messages":
+			pending += sum(f.GetMetric())
+		case "sharedworld_events_published_total", "sharedworld_events_consumed_total":
+			moved += sum(f.GetMetric())
+		}
+	}
+	return pending, moved
+}
+
+func sum(ms []*dto.Metric) float64 {
+	total := 0.0
+	for _, m := range ms {
+		if g := m.GetGauge(); g != nil {
+			total += g.GetValue()
+		}
+		if c := m.GetCounter(); c != nil {
+			total += c.GetValue()
+		}
+	}
+	return total
+}

@@ -1,0 +1,69 @@
+package mongox_test
+
+import (
+	"sync"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+func TestEnsureIndexesTwiceKeepsWorking(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	coll := kit.DB.Collection("things")
+	idx := []mongoIndex{
+		mongox.Index("by_owner", true, bson.E{Key: "owner", Value: 1}),
+		mongox.Index("by_a_b", false, bson.E{Key: "a", Value: 1}, bson.E{Key: "b", Value: -1}),
+	}
+	for range 2 { // a restart runs it again
+		if err := mongox.EnsureIndexes(ctx, coll, idx...); err != nil {
+			t.Fatalf("ensure indexes: %v", err)
+		}
+	}
+	if _, err := coll.InsertOne(ctx, bson.M{"owner": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.InsertOne(ctx, bson.M{"owner": "x"})
+	if !mongox.IsDuplicate(err) || mongox.IsDuplicateID(err) {
+		t.Fatalf("the unique index must refuse a second owner (not as an _id clash): %v", err)
+	}
+}
+
+func TestInsertWithIDGivesPrefixedUniqueIDs(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	coll := kit.DB.Collection("ids")
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var wg sync.WaitGroup
+	for range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id, err := mongox.InsertWithID(ctx, coll, "tkt", func(id string) any { return bson.M{"_id": id} })
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(id) != len("tkt_")+8 || id[:4] != "tkt_" || seen[id] {
+				t.Errorf("bad or repeated id %q", id)
+			}
+			seen[id] = true
+		}()
+	}
+	wg.Wait()
+	n, _ := coll.CountDocuments(ctx, bson.M{})
+	if n != 40 {
+		t.Fatalf("want 40 documents, got %d", n)
+	}
+}
+
+type mongoIndex = mongo.IndexModel
