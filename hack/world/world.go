@@ -64,7 +64,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 	}
 	writer := events.NewWriter(cfg.KafkaBrokers)
 	w.writer = writer
-	base := platform.Deps{Logger: log, Brokers: cfg.KafkaBrokers, Publisher: writer, Clock: w.Clock, AmbassadorToken: cfg.AmbassadorToken}
+	base := platform.Deps{Logger: log, Brokers: cfg.KafkaBrokers, Publisher: writer, Clock: w.Clock, AmbassadorToken: cfg.AmbassadorToken, Locks: mongox.NewLocks()}
 	db := func(name string) platform.Deps {
 		d := base
 		d.DB = w.client.Database("sharedworld_" + name)

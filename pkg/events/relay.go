@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/metrics"
+	"sharedworld.dev/pkg/mongox"
 )
 
 // Publisher writes messages to Kafka; *kafka.Writer is one.
@@ -49,6 +50,14 @@ type Relay struct {
 	sweep   time.Duration
 	log     *slog.Logger
 	kick    chan struct{}
+	locks   *mongox.Locks
+}
+
+// UseLocks makes the relay take each document's lock (the one the service's
+// writers take) while it marks entries sent; see mongox.Locks for why.
+func (r *Relay) UseLocks(l *mongox.Locks) *Relay {
+	r.locks = l
+	return r
 }
 
 // NewRelay builds a relay for a service's collections that carry outboxes.
@@ -183,9 +192,19 @@ func (r *Relay) publish(ctx context.Context, coll *mongo.Collection, docs []pend
 		for i, raw := range d.Outbox {
 			vals[i] = raw
 		}
-		if _, err := coll.UpdateOne(ctx, bson.M{"_id": d.ID}, bson.M{"$pullAll": bson.M{OutboxField: vals}}); err != nil {
-			return len(msgs), fmt.Errorf("mark outbox entries sent in %s: %w", coll.Name(), err)
+		if err := r.markSent(ctx, coll, d.ID, vals); err != nil {
+			return len(msgs), err
 		}
 	}
 	return len(msgs), nil
+}
+
+func (r *Relay) markSent(ctx context.Context, coll *mongo.Collection, id any, vals bson.A) error {
+	if r.locks != nil {
+		defer r.locks.Doc(coll, id)()
+	}
+	if _, err := coll.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$pullAll": bson.M{OutboxField: vals}}); err != nil {
+		return fmt.Errorf("mark outbox entries sent in %s: %w", coll.Name(), err)
+	}
+	return nil
 }

@@ -50,7 +50,7 @@ func NewHost(ctx context.Context, name string, cfg config.Common, log *slog.Logg
 	h.Deps = Deps{
 		Logger: log, DB: client.Database(dbName), Brokers: cfg.KafkaBrokers,
 		Publisher: events.NewWriter(cfg.KafkaBrokers), Clock: clock.System{},
-		AmbassadorToken: cfg.AmbassadorToken,
+		AmbassadorToken: cfg.AmbassadorToken, Locks: mongox.NewLocks(),
 	}
 	if name != "identity" {
 		h.Deps.Citizens = citizens.HTTPSource{BaseURL: cfg.IdentityURL}

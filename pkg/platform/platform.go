@@ -14,6 +14,7 @@ import (
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/mongox"
 )
 
 // Deps is everything a service gets from its host.
@@ -32,6 +33,9 @@ type Deps struct {
 	Citizens citizens.Source
 	// AmbassadorToken guards /api/admin routes.
 	AmbassadorToken string
+	// Locks is the process's per-document write locks (see mongox.Locks):
+	// every writer of a document, the outbox relay included, takes its lock.
+	Locks *mongox.Locks
 }
 
 // Service is one Shared World service.

@@ -57,3 +57,8 @@ func (w *world) register(t *testing.T, a testkit.Agent, body map[string]any) tes
 }
 
 func str(v any) string { return fmt.Sprint(v) }
+
+// testAgentFrom wraps credential headers as a testkit agent.
+func testAgentFrom(h map[string]string) testkit.Agent {
+	return testkit.Agent{ID: h["X-Agent-Id"], Cert: []byte(h["X-Agent-Certificate"])}
+}

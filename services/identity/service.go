@@ -11,6 +11,7 @@ import (
 
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/services/identity/internal/app"
 	"sharedworld.dev/services/identity/internal/devidp"
@@ -42,11 +43,14 @@ func OpenDevProvider(ctx context.Context, db *mongo.Database, prefix string) (*d
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	s := &Service{}
 	relayTarget := &kicker{}
-	citizenStore := store.NewCitizens(deps.DB, relayTarget)
+	if deps.Locks == nil {
+		deps.Locks = mongox.NewLocks()
+	}
+	citizenStore := store.NewCitizens(deps.DB, relayTarget, deps.Locks)
 	if err := citizenStore.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("identity storage: %w", err)
 	}
-	s.relay = events.NewRelay("identity", deps.Publisher, deps.Logger, citizenStore.Collection())
+	s.relay = events.NewRelay("identity", deps.Publisher, deps.Logger, citizenStore.Collection()).UseLocks(deps.Locks)
 	relayTarget.relay = s.relay
 	s.app = app.New(citizenStore, deps.Clock, deps.Logger)
 	if err := s.app.RepairPending(ctx); err != nil {

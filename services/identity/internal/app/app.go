@@ -15,7 +15,6 @@ import (
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
-	"sharedworld.dev/pkg/mongox"
 	identityv1 "sharedworld.dev/proto/identity/v1"
 	"sharedworld.dev/services/identity/internal/domain"
 	"sharedworld.dev/services/identity/internal/store"
@@ -26,8 +25,6 @@ const Source = "/services/identity"
 
 // App is the identity application.
 type App struct {
-	// locks serialise read-modify-write of one citizen in this process (see mongox.Locks).
-	locks    *mongox.Locks
 	Citizens *store.Citizens
 	Clock    clock.Clock
 	Presence *Presence
@@ -37,7 +34,6 @@ type App struct {
 // New wires the application.
 func New(citizensStore *store.Citizens, clk clock.Clock, log *slog.Logger) *App {
 	return &App{
-		locks:    mongox.NewLocks(),
 		Citizens: citizensStore, Clock: clk, Log: log,
 		Presence: &Presence{store: citizensStore, log: log, pending: map[string]sighting{}, latest: map[string]sighting{}},
 	}
@@ -141,8 +137,7 @@ func (a *App) LastSeen(c store.Citizen) time.Time {
 
 // UpdateProfile applies a partial profile change, retrying on a version clash.
 func (a *App) UpdateProfile(ctx context.Context, agentID string, ch domain.ProfileChange) (store.Citizen, error) {
-	unlock := a.locks.Lock(agentID)
-	defer unlock()
+	defer a.Citizens.Lock(agentID)()
 	for attempt := 0; ; attempt++ {
 		c, err := a.Citizen(ctx, agentID)
 		if err != nil {
@@ -174,8 +169,7 @@ func (a *App) UpdateProfile(ctx context.Context, agentID string, ch domain.Profi
 
 // Tombstone ends a citizen: it stops counting and cannot act.
 func (a *App) Tombstone(ctx context.Context, agentID string) (store.Citizen, error) {
-	unlock := a.locks.Lock(agentID)
-	defer unlock()
+	defer a.Citizens.Lock(agentID)()
 	for attempt := 0; ; attempt++ {
 		c, found, err := a.Citizens.Get(ctx, agentID)
 		if err != nil {

@@ -45,16 +45,20 @@ type Citizens struct {
 	coll    *mongo.Collection
 	numbers *mongo.Collection
 	notify  events.Notifier
-	locks   *mongox.Locks
+	locks   *mongox.Locks // per-document write locks shared with the relay
 }
 
 // ErrVersionClash means another write changed the citizen first.
 var ErrVersionClash = errors.New("citizen changed concurrently")
 
-// NewCitizens uses db's "citizens" and "counters" collections.
-func NewCitizens(db *mongo.Database, notify events.Notifier) *Citizens {
-	return &Citizens{coll: db.Collection("citizens"), numbers: db.Collection("citizen_numbers"), notify: notify, locks: mongox.NewLocks()}
+// NewCitizens uses db's "citizens" and "citizen_numbers" collections.
+func NewCitizens(db *mongo.Database, notify events.Notifier, locks *mongox.Locks) *Citizens {
+	return &Citizens{coll: db.Collection("citizens"), numbers: db.Collection("citizen_numbers"), notify: notify, locks: locks}
 }
+
+// Lock takes the write lock of one citizen document; hold it across a
+// read-modify-write (Get, then Update).
+func (s *Citizens) Lock(agentID string) (unlock func()) { return s.locks.Doc(s.coll, agentID) }
 
 // Collection is the collection whose documents carry outboxes (for the relay).
 func (s *Citizens) Collection() *mongo.Collection { return s.coll }
@@ -96,7 +100,7 @@ var ErrExists = errors.New("agent_id exists")
 // (atomic $inc is not available on every backend). The in-process lock only
 // spares local requests the retries.
 func (s *Citizens) NumberFor(ctx context.Context, agentID string) (int64, error) {
-	unlock := s.locks.Lock("citizen_number")
+	unlock := s.locks.Doc(s.numbers, "next")
 	defer unlock()
 	for attempt := 0; attempt < 100; attempt++ {
 		var held struct {
@@ -131,6 +135,7 @@ func (s *Citizens) NumberFor(ctx context.Context, agentID string) (int64, error)
 // Activate turns a pending citizen living with its number, writing the
 // registration event into the same document.
 func (s *Citizens) Activate(ctx context.Context, agentID string, number int64, ev events.Event) error {
+	defer s.Lock(agentID)()
 	res, err := s.coll.UpdateOne(ctx, bson.M{"_id": agentID, "status": domain.StatusPending},
 		events.WithOutbox(bson.M{"$set": bson.M{"status": domain.StatusLiving, "citizen_number": number, "version": uint64(1)}}, ev))
 	if err != nil {
@@ -168,6 +173,7 @@ func (s *Citizens) Get(ctx context.Context, agentID string) (Citizen, bool, erro
 
 // Update applies change to the citizen at version c.Version, with the events
 // it causes, in one guarded write; ErrVersionClash when someone else won.
+// The caller holds Lock(c.AgentID).
 func (s *Citizens) Update(ctx context.Context, c Citizen, set bson.M, evs ...events.Event) error {
 	set["version"] = c.Version + 1
 	res, err := s.coll.UpdateOne(ctx, bson.M{"_id": c.AgentID, "version": c.Version}, events.WithOutbox(bson.M{"$set": set}, evs...))
@@ -183,6 +189,7 @@ func (s *Citizens) Update(ctx context.Context, c Citizen, set bson.M, evs ...eve
 
 // Touch records presence (no version change: presence is not a citizen event).
 func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.Time) error {
+	defer s.Lock(agentID)()
 	set := bson.M{"last_seen_at": seen}
 	if !signed.IsZero() {
 		set["last_signed_at"] = signed
