@@ -23,7 +23,12 @@ func TestCitizenEventsReachKafka(t *testing.T) {
 	var mu sync.Mutex
 	var got []events.Event
 	cons := events.NewConsumer(events.ConsumerOptions{Service: "probe", Group: "probe", Topics: []string{catalog.TopicIdentity}, Brokers: w.kit.Brokers,
-		Handler: func(_ context.Context, e events.Event) error { mu.Lock(); got = append(got, e); mu.Unlock(); return nil }})
+		Handler: func(_ context.Context, e events.Event) error {
+			mu.Lock()
+			got = append(got, e)
+			mu.Unlock()
+			return nil
+		}})
 	go func() { _ = cons.Run(w.kit.Ctx()) }()
 	testkit.Eventually(t, 20*time.Second, "three citizen events on world.identity", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) >= 3 })
 
