@@ -9,6 +9,7 @@ require (
 	sharedworld.dev/pkg v0.0.0
 	sharedworld.dev/proto v0.0.0
 	sharedworld.dev/services/identity v0.0.0
+	sharedworld.dev/services/tickets v0.0.0
 )
 
 require (
@@ -95,4 +96,5 @@ replace (
 	sharedworld.dev/pkg => ../pkg
 	sharedworld.dev/proto => ../proto
 	sharedworld.dev/services/identity => ../services/identity
+	sharedworld.dev/services/tickets => ../services/tickets
 )

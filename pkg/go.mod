@@ -80,7 +80,6 @@ require (
 	modernc.org/libc v1.55.3 // indirect
 	modernc.org/mathutil v1.6.0 // indirect
 	modernc.org/memory v1.8.0 // indirect
-	modernc.org/sqlite v1.31.1 // indirect
 	modernc.org/strutil v1.2.0 // indirect
 	modernc.org/token v1.1.0 // indirect
 )
@@ -89,6 +88,7 @@ require (
 	github.com/cloudevents/sdk-go/v2 v2.16.2
 	github.com/segmentio/kafka-go v0.4.51
 	google.golang.org/protobuf v1.36.12
+	modernc.org/sqlite v1.31.1
 	sharedworld.dev/proto v0.0.0
 )
 

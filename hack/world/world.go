@@ -64,7 +64,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 	}
 	writer := events.NewWriter(cfg.KafkaBrokers)
 	w.writer = writer
-	base := platform.Deps{Logger: log, Brokers: cfg.KafkaBrokers, Publisher: writer, Clock: w.Clock, AmbassadorToken: cfg.AmbassadorToken, Locks: mongox.NewLocks()}
+	base := platform.Deps{Logger: log, Brokers: cfg.KafkaBrokers, Publisher: writer, Clock: w.Clock, AmbassadorToken: cfg.AmbassadorToken, Locks: w.locks()}
 	db := func(name string) platform.Deps {
 		d := base
 		d.DB = w.client.Database("sharedworld_" + name)
@@ -91,7 +91,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 	mw.Seen = idSvc.Seen
 	base.Citizens = idSvc.Citizens()
 	w.services = append(w.services, idSvc)
-	more, err := otherServices(ctx, db, base.Citizens)
+	more, err := otherServices(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +143,14 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 	go func() { w.served <- app.Listener(ln) }()
 	ok = true
 	return w, nil
+}
+
+// locks are exclusive on the embedded database: this process is its only writer.
+func (w *World) locks() *mongox.Locks {
+	if w.mongo != nil {
+		return mongox.NewLocks().Exclusive()
+	}
+	return mongox.NewLocks()
 }
 
 func (w *World) startDependencies(ctx context.Context) error {

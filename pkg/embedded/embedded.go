@@ -19,6 +19,7 @@ import (
 // Mongo is a running embedded FerretDB.
 type Mongo struct {
 	URI  string
+	dir  string
 	stop context.CancelFunc
 	done chan struct{}
 }
@@ -38,7 +39,9 @@ func StartMongo(ctx context.Context, dir string, log *slog.Logger) (*Mongo, erro
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener:  ferretdb.ListenerConfig{TCP: "127.0.0.1:0"},
 		Handler:   "sqlite",
-		SQLiteURL: "file:" + abs + "/",
+		// WAL with synchronous=NORMAL survives a crash of this process; only
+		// a power loss may forget the last commits.
+		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)",
 		Logger:    log,
 	})
 	if err != nil {
@@ -50,6 +53,8 @@ func StartMongo(ctx context.Context, dir string, log *slog.Logger) (*Mongo, erro
 		defer close(m.done)
 		_ = f.Run(rctx)
 	}()
+	m.dir = abs
+	go indexLoop(rctx, abs, 250*time.Millisecond)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if uri := f.MongoDBURI(); uri != "" && uri != "mongodb://127.0.0.1:0/" {
@@ -63,6 +68,10 @@ func StartMongo(ctx context.Context, dir string, log *slog.Logger) (*Mongo, erro
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// IndexNow adds the _id lookup index to every collection created so far
+// (the background loop does it within 250 ms; tests and loaders call this).
+func (m *Mongo) IndexNow(ctx context.Context) error { return indexIDs(ctx, m.dir) }
 
 // Stop shuts FerretDB down and waits for its files to be closed.
 func (m *Mongo) Stop() {

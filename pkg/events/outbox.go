@@ -2,6 +2,7 @@ package events
 
 import (
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 )
 
 // OutboxField is the array field in which a document carries the events its
@@ -10,15 +11,18 @@ import (
 // document write — no multi-document transaction needed.
 const OutboxField = "_outbox"
 
-// Notifier is told that a write left events in an outbox, so the relay
-// publishes at once instead of at its next sweep.
-type Notifier interface{ Kick() }
+// Notifier is told which document a write left events in, so the relay
+// publishes them at once by _id (a cheap lookup on every backend) instead of
+// waiting for a sweep of the whole collection.
+type Notifier interface {
+	Notify(coll *mongo.Collection, id string)
+}
 
-// NopNotifier ignores kicks; the relay's sweep still publishes.
+// NopNotifier ignores notifications; the relay's sweeps still publish.
 type NopNotifier struct{}
 
-// Kick does nothing.
-func (NopNotifier) Kick() {}
+// Notify does nothing.
+func (NopNotifier) Notify(*mongo.Collection, string) {}
 
 // WithOutbox adds `$push: {_outbox: {$each: evts}}` to an update document.
 func WithOutbox(update bson.M, evts ...Event) bson.M {

@@ -70,7 +70,7 @@ func TestOutboxSurvivesBrokerOutageExactlyOnce(t *testing.T) {
 		if _, err := coll.InsertOne(ctx, bson.M{"_id": id, "title": "t", events.OutboxField: []events.Event{ev}}); err != nil {
 			t.Fatalf("write %d accepted by the store: %v", i, err)
 		}
-		relay.Kick()
+		relay.Notify(coll, id)
 	}
 	pending := func() int64 {
 		c, err := coll.CountDocuments(ctx, bson.M{events.OutboxField: bson.M{"$exists": true, "$ne": bson.A{}}})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -40,17 +41,42 @@ func NewWriter(brokers []string) *kafka.Writer {
 	}
 }
 
-// Relay publishes outbox entries of the given collections to Kafka, oldest
-// first within a document, and removes each entry only after Kafka acknowledged it.
-// A crash between the two republishes the entry; consumers drop the duplicate by id.
+// Relay publishes outbox entries to Kafka, oldest first within a document,
+// and removes each entry only after Kafka acknowledged it. A crash between
+// the two republishes the entry; consumers drop the duplicate by id.
+//
+// Writers tell the relay which document they wrote (Notify), and the relay
+// reads just those documents by _id. A sweep of every collection finds what
+// notifications could not: at start (events a previous process left behind)
+// and every SweepEvery (events of a replica that stopped for good).
 type Relay struct {
 	service string
 	pub     Publisher
-	colls   []*mongo.Collection
-	sweep   time.Duration
+	colls   map[string]*mongo.Collection
 	log     *slog.Logger
-	kick    chan struct{}
+	wake    chan struct{}
 	locks   *mongox.Locks
+
+	// SweepEvery is the period of the safety sweep.
+	SweepEvery time.Duration
+
+	mu      sync.Mutex
+	pending map[string]map[string]struct{} // collection name → document ids
+	sweep   bool
+}
+
+// NewRelay builds a relay for a service's collections that carry outboxes.
+// Documents in them must have string _ids.
+func NewRelay(service string, pub Publisher, log *slog.Logger, colls ...*mongo.Collection) *Relay {
+	if log == nil {
+		log = slog.Default()
+	}
+	r := &Relay{service: service, pub: pub, colls: map[string]*mongo.Collection{}, log: log, wake: make(chan struct{}, 1),
+		SweepEvery: time.Minute, pending: map[string]map[string]struct{}{}, sweep: true}
+	for _, c := range colls {
+		r.colls[c.Name()] = c
+	}
+	return r
 }
 
 // UseLocks makes the relay take each document's lock (the one the service's
@@ -60,18 +86,30 @@ func (r *Relay) UseLocks(l *mongox.Locks) *Relay {
 	return r
 }
 
-// NewRelay builds a relay for a service's collections that carry outboxes.
-func NewRelay(service string, pub Publisher, log *slog.Logger, colls ...*mongo.Collection) *Relay {
-	if log == nil {
-		log = slog.Default()
+// Notify tells the relay that document id of coll has new outbox entries.
+func (r *Relay) Notify(coll *mongo.Collection, id string) {
+	r.mu.Lock()
+	ids := r.pending[coll.Name()]
+	if ids == nil {
+		ids = map[string]struct{}{}
+		r.pending[coll.Name()] = ids
 	}
-	return &Relay{service: service, pub: pub, colls: colls, sweep: time.Second, log: log, kick: make(chan struct{}, 1)}
+	ids[id] = struct{}{}
+	r.mu.Unlock()
+	r.signal()
 }
 
-// Kick asks the relay to publish now.
+// Kick asks for a sweep of every collection (slow on big collections: prefer Notify).
 func (r *Relay) Kick() {
+	r.mu.Lock()
+	r.sweep = true
+	r.mu.Unlock()
+	r.signal()
+}
+
+func (r *Relay) signal() {
 	select {
-	case r.kick <- struct{}{}:
+	case r.wake <- struct{}{}:
 	default:
 	}
 }
@@ -80,34 +118,32 @@ func (r *Relay) Kick() {
 // graceful shutdown leaves nothing behind that Kafka could take.
 func (r *Relay) Run(ctx context.Context) {
 	backoff := 50 * time.Millisecond
-	for {
+	sweepTicker := time.NewTicker(r.SweepEvery)
+	defer sweepTicker.Stop()
+	for ctx.Err() == nil {
 		_, err := r.Drain(ctx)
-		wait := r.sweep
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
+		var retry <-chan time.Time
+		if err != nil && ctx.Err() == nil {
 			metrics.PublishErrors.WithLabelValues(r.service).Inc()
 			r.log.Warn("outbox publish failed; will retry", slog.String("error", err.Error()), slog.Duration("retry_in", backoff))
-			wait = backoff
+			retry = time.After(backoff)
 			backoff = min(backoff*2, 5*time.Second)
 		} else {
 			backoff = 50 * time.Millisecond
 		}
+		if retry != nil {
+			// Kafka is failing: wait out the backoff whatever else happens.
+			select {
+			case <-ctx.Done():
+			case <-retry:
+			}
+			continue
+		}
 		select {
 		case <-ctx.Done():
-		case <-r.kick:
-			if err != nil {
-				// Kafka was failing: honour the backoff even when kicked.
-				select {
-				case <-ctx.Done():
-				case <-time.After(wait):
-				}
-			}
-		case <-time.After(wait):
-		}
-		if ctx.Err() != nil {
-			break
+		case <-r.wake:
+		case <-sweepTicker.C:
+			r.Kick()
 		}
 	}
 	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
@@ -120,51 +156,126 @@ func (r *Relay) Run(ctx context.Context) {
 }
 
 type pendingDoc struct {
-	ID     any        `bson:"_id"`
+	ID     string     `bson:"_id"`
 	Outbox []bson.Raw `bson:"_outbox"`
 }
 
 var pendingFilter = bson.M{OutboxField: bson.M{"$exists": true, "$ne": bson.A{}}}
 
-// Drain publishes everything pending now and returns how many events it sent.
+// Drain publishes everything known to be pending (and sweeps when asked)
+// and returns how many events it sent. What fails stays pending.
 func (r *Relay) Drain(ctx context.Context) (int, error) {
-	sent, backlog := 0, 0
-	defer func() { metrics.OutboxBacklog.WithLabelValues(r.service).Set(float64(backlog)) }()
-	for _, coll := range r.colls {
-		for {
-			docs, err := r.pending(ctx, coll)
-			if err != nil {
-				return sent, err
-			}
-			if len(docs) == 0 {
-				break
-			}
-			n, err := r.publish(ctx, coll, docs)
+	r.mu.Lock()
+	work, sweep := r.pending, r.sweep
+	r.pending, r.sweep = map[string]map[string]struct{}{}, false
+	r.mu.Unlock()
+
+	sent := 0
+	var firstErr error
+	fail := func(err error, requeue func()) {
+		requeue()
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if sweep {
+		for _, coll := range r.colls {
+			n, err := r.sweepCollection(ctx, coll)
 			sent += n
 			if err != nil {
-				for _, d := range docs {
-					backlog += len(d.Outbox)
-				}
-				return sent, err
+				fail(err, r.Kick)
+				break
 			}
 		}
 	}
-	return sent, nil
+	for name, ids := range work {
+		coll := r.colls[name]
+		if coll == nil {
+			continue
+		}
+		list := make([]string, 0, len(ids))
+		for id := range ids {
+			list = append(list, id)
+		}
+		for len(list) > 0 && firstErr == nil {
+			batch := list[:min(len(list), 200)]
+			list = list[len(batch):]
+			docs, err := r.byID(ctx, coll, batch)
+			if err == nil {
+				var n int
+				n, err = r.publish(ctx, coll, docs)
+				sent += n
+			}
+			if err != nil {
+				fail(err, func() {
+					for _, id := range append(batch, list...) {
+						r.Notify(coll, id)
+					}
+				})
+			}
+		}
+		if firstErr != nil {
+			for _, id := range list {
+				r.Notify(coll, id)
+			}
+		}
+	}
+	backlog := 0
+	r.mu.Lock()
+	for _, ids := range r.pending {
+		backlog += len(ids)
+	}
+	r.mu.Unlock()
+	metrics.OutboxBacklog.WithLabelValues(r.service).Set(float64(backlog))
+	return sent, firstErr
 }
 
-func (r *Relay) pending(ctx context.Context, coll *mongo.Collection) ([]pendingDoc, error) {
-	cur, err := coll.Find(ctx, pendingFilter, options.Find().SetProjection(bson.M{OutboxField: 1}).SetLimit(200))
-	if err != nil {
-		return nil, fmt.Errorf("find outbox entries in %s: %w", coll.Name(), err)
-	}
-	var docs []pendingDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, fmt.Errorf("read outbox entries in %s: %w", coll.Name(), err)
+// byID reads the outboxes of the given documents, each by its _id (the one
+// lookup every backend serves from an index).
+func (r *Relay) byID(ctx context.Context, coll *mongo.Collection, ids []string) ([]pendingDoc, error) {
+	docs := make([]pendingDoc, 0, len(ids))
+	for _, id := range ids {
+		var d pendingDoc
+		err := coll.FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{OutboxField: 1})).Decode(&d)
+		if errors.Is(err, mongo.ErrNoDocuments) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read outbox of %s/%s: %w", coll.Name(), id, err)
+		}
+		if len(d.Outbox) > 0 {
+			docs = append(docs, d)
+		}
 	}
 	return docs, nil
 }
 
+func (r *Relay) sweepCollection(ctx context.Context, coll *mongo.Collection) (int, error) {
+	sent := 0
+	for {
+		cur, err := coll.Find(ctx, pendingFilter, options.Find().SetProjection(bson.M{OutboxField: 1}).SetLimit(200))
+		if err != nil {
+			return sent, fmt.Errorf("find outbox entries in %s: %w", coll.Name(), err)
+		}
+		var docs []pendingDoc
+		if err := cur.All(ctx, &docs); err != nil {
+			return sent, fmt.Errorf("read outbox entries in %s: %w", coll.Name(), err)
+		}
+		if len(docs) == 0 {
+			return sent, nil
+		}
+		n, err := r.publish(ctx, coll, docs)
+		sent += n
+		if err != nil {
+			return sent, err
+		}
+	}
+}
+
 func (r *Relay) publish(ctx context.Context, coll *mongo.Collection, docs []pendingDoc) (int, error) {
+	if len(docs) == 0 {
+		return 0, nil
+	}
 	var msgs []kafka.Message
 	var types []string
 	for _, d := range docs {
@@ -199,7 +310,7 @@ func (r *Relay) publish(ctx context.Context, coll *mongo.Collection, docs []pend
 	return len(msgs), nil
 }
 
-func (r *Relay) markSent(ctx context.Context, coll *mongo.Collection, id any, vals bson.A) error {
+func (r *Relay) markSent(ctx context.Context, coll *mongo.Collection, id string, vals bson.A) error {
 	if r.locks != nil {
 		defer r.locks.Doc(coll, id)()
 	}

@@ -53,7 +53,7 @@ func (k *Kit) Deps(clk clock.Clock) platform.Deps {
 	return platform.Deps{
 		Logger: k.Logger, DB: k.DB, Brokers: k.Brokers, Publisher: w, Clock: clk,
 		Auth:     &auth.Middleware{Verifier: k.Verifier(), Replay: auth.NewReplayCache()},
-		Citizens: k.registry, AmbassadorToken: AmbassadorToken, Locks: mongox.NewLocks(),
+		Citizens: k.registry, AmbassadorToken: AmbassadorToken, Locks: mongox.NewLocks().Exclusive(),
 	}
 }
 

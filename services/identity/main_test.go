@@ -21,7 +21,7 @@ type world struct {
 	verifier *auth.Verifier
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	kit := testkit.New(t)
 	ctx := kit.Ctx()

@@ -66,9 +66,9 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 // kicker lets the store notify a relay built after it.
 type kicker struct{ relay *events.Relay }
 
-func (k *kicker) Kick() {
+func (k *kicker) Notify(coll *mongo.Collection, id string) {
 	if k.relay != nil {
-		k.relay.Kick()
+		k.relay.Notify(coll, id)
 	}
 }
 

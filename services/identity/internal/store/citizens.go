@@ -46,6 +46,7 @@ type Citizens struct {
 	numbers *mongo.Collection
 	notify  events.Notifier
 	locks   *mongox.Locks // per-document write locks shared with the relay
+	next    int64         // next free citizen number, guarded by the numbers lock
 }
 
 // ErrVersionClash means another write changed the citizen first.
@@ -95,39 +96,44 @@ func (s *Citizens) Claim(ctx context.Context, c Citizen) (existing domain.Status
 var ErrExists = errors.New("agent_id exists")
 
 // NumberFor gives agentID the next citizen number, or the one it already
-// holds. A number is a document whose _id is the number: the unique _id
-// decides between concurrent claimants, so numbers never repeat or skip
-// (atomic $inc is not available on every backend). The in-process lock only
-// spares local requests the retries.
+// holds. A number is a document whose _id is the number, and a unique index
+// on agent_id keeps one number per agent: unique indexes decide between
+// concurrent claimants on every backend, so numbers never repeat or skip
+// (an atomic $inc is not available everywhere). The next free number is
+// remembered in memory so a registration costs one insert, not a scan;
+// another replica's insert shows up as a duplicate and moves it on.
 func (s *Citizens) NumberFor(ctx context.Context, agentID string) (int64, error) {
-	unlock := s.locks.Doc(s.numbers, "next")
-	defer unlock()
-	for attempt := 0; attempt < 100; attempt++ {
-		var held struct {
-			N int64 `bson:"_id"`
-		}
-		err := s.numbers.FindOne(ctx, bson.M{"agent_id": agentID}).Decode(&held)
-		if err == nil {
-			return held.N, nil
-		}
-		if !errors.Is(err, mongo.ErrNoDocuments) {
-			return 0, fmt.Errorf("read citizen number: %w", err)
-		}
+	defer s.locks.Doc(s.numbers, "next")()
+	if s.next == 0 {
 		var last struct {
 			N int64 `bson:"_id"`
 		}
-		err = s.numbers.FindOne(ctx, bson.M{}, options.FindOne().SetSort(bson.D{{Key: "_id", Value: -1}})).Decode(&last)
+		err := s.numbers.FindOne(ctx, bson.M{}, options.FindOne().SetSort(bson.D{{Key: "_id", Value: -1}})).Decode(&last)
 		if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
 			return 0, fmt.Errorf("read last citizen number: %w", err)
 		}
-		next := last.N + 1
-		_, err = s.numbers.InsertOne(ctx, bson.M{"_id": next, "agent_id": agentID})
+		s.next = last.N + 1
+	}
+	for attempt := 0; attempt < 1000; attempt++ {
+		_, err := s.numbers.InsertOne(ctx, bson.M{"_id": s.next, "agent_id": agentID})
 		if err == nil {
-			return next, nil
+			s.next++
+			return s.next - 1, nil
 		}
 		if !mongo.IsDuplicateKeyError(err) {
 			return 0, fmt.Errorf("claim citizen number: %w", err)
 		}
+		var held struct {
+			N int64 `bson:"_id"`
+		}
+		err = s.numbers.FindOne(ctx, bson.M{"agent_id": agentID}).Decode(&held)
+		if err == nil {
+			return held.N, nil // a repaired registration keeps the number it had
+		}
+		if !errors.Is(err, mongo.ErrNoDocuments) {
+			return 0, fmt.Errorf("read citizen number: %w", err)
+		}
+		s.next++ // taken by another replica
 	}
 	return 0, errors.New("claim citizen number: too much contention")
 }
@@ -136,7 +142,7 @@ func (s *Citizens) NumberFor(ctx context.Context, agentID string) (int64, error)
 // registration event into the same document.
 func (s *Citizens) Activate(ctx context.Context, agentID string, number int64, ev events.Event) error {
 	defer s.Lock(agentID)()
-	res, err := s.coll.UpdateOne(ctx, bson.M{"_id": agentID, "status": domain.StatusPending},
+	res, err := s.coll.UpdateOne(ctx, s.locks.ByID(agentID, bson.M{"status": domain.StatusPending}),
 		events.WithOutbox(bson.M{"$set": bson.M{"status": domain.StatusLiving, "citizen_number": number, "version": uint64(1)}}, ev))
 	if err != nil {
 		return fmt.Errorf("activate citizen: %w", err)
@@ -144,7 +150,7 @@ func (s *Citizens) Activate(ctx context.Context, agentID string, number int64, e
 	if res.MatchedCount == 0 {
 		return fmt.Errorf("activate citizen %s: no longer pending", agentID)
 	}
-	s.notify.Kick()
+	s.notify.Notify(s.coll, agentID)
 	return nil
 }
 
@@ -176,14 +182,14 @@ func (s *Citizens) Get(ctx context.Context, agentID string) (Citizen, bool, erro
 // The caller holds Lock(c.AgentID).
 func (s *Citizens) Update(ctx context.Context, c Citizen, set bson.M, evs ...events.Event) error {
 	set["version"] = c.Version + 1
-	res, err := s.coll.UpdateOne(ctx, bson.M{"_id": c.AgentID, "version": c.Version}, events.WithOutbox(bson.M{"$set": set}, evs...))
+	res, err := s.coll.UpdateOne(ctx, s.locks.ByID(c.AgentID, bson.M{"version": c.Version}), events.WithOutbox(bson.M{"$set": set}, evs...))
 	if err != nil {
 		return fmt.Errorf("update citizen: %w", err)
 	}
 	if res.MatchedCount == 0 {
 		return ErrVersionClash
 	}
-	s.notify.Kick()
+	s.notify.Notify(s.coll, c.AgentID)
 	return nil
 }
 
@@ -194,7 +200,7 @@ func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.
 	if !signed.IsZero() {
 		set["last_signed_at"] = signed
 	}
-	_, err := s.coll.UpdateOne(ctx, bson.M{"_id": agentID, "status": domain.StatusLiving}, bson.M{"$set": set})
+	_, err := s.coll.UpdateOne(ctx, s.locks.ByID(agentID, bson.M{"status": domain.StatusLiving}), bson.M{"$set": set})
 	return err
 }
 
