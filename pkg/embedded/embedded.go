@@ -37,8 +37,8 @@ func StartMongo(ctx context.Context, dir string, log *slog.Logger) (*Mongo, erro
 		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	}
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: "127.0.0.1:0"},
-		Handler:   "sqlite",
+		Listener: ferretdb.ListenerConfig{TCP: "127.0.0.1:0"},
+		Handler:  "sqlite",
 		// WAL with synchronous=NORMAL survives a crash of this process; only
 		// a power loss may forget the last commits.
 		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)",
