@@ -18,6 +18,7 @@ import (
 
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/problem"
 	catalog "sharedworld.dev/proto"
 	identityv1 "sharedworld.dev/proto/identity/v1"
@@ -42,6 +43,14 @@ type Source interface {
 type Directory struct {
 	coll     *mongo.Collection
 	fallback Source
+	locks    *mongox.Locks
+}
+
+// UseLocks makes the directory write each citizen under its document lock
+// (see mongox.Locks); the consumer and the fallback cache may write at once.
+func (d *Directory) UseLocks(l *mongox.Locks) *Directory {
+	d.locks = l
+	return d
 }
 
 // NewDirectory keeps the projection in db's "citizens" collection.
@@ -74,14 +83,7 @@ func (d *Directory) Lookup(ctx context.Context, agentID string) (Citizen, bool, 
 
 // upsert stores c unless a newer version is already there.
 func (d *Directory) upsert(ctx context.Context, c Citizen) error {
-	_, err := d.coll.UpdateOne(ctx,
-		bson.M{"_id": c.AgentID, "version": bson.M{"$lt": c.Version}},
-		bson.M{"$set": bson.M{"name": c.Name, "citizen_number": c.Number, "registered_at": c.RegisteredAt, "tombstoned": c.Tombstoned, "version": c.Version}},
-		options.Update().SetUpsert(true))
-	if mongo.IsDuplicateKeyError(err) {
-		return nil // a newer version is stored: nothing to do
-	}
-	return err
+	return d.upsertFields(ctx, c.AgentID, c.Version, bson.M{"name": c.Name, "citizen_number": c.Number, "registered_at": c.RegisteredAt, "tombstoned": c.Tombstoned})
 }
 
 // Apply is the consumer handler for world.identity: idempotent and
@@ -103,10 +105,23 @@ func (d *Directory) Apply(ctx context.Context, e events.Event) error {
 }
 
 func (d *Directory) upsertFields(ctx context.Context, id string, version uint64, set bson.M) error {
+	if d.locks != nil {
+		defer d.locks.Doc(d.coll, id)()
+	}
+	var held struct {
+		Version uint64 `bson:"version"`
+	}
+	err := d.coll.FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"version": 1})).Decode(&held)
+	if err == nil && held.Version >= version {
+		return nil // the projection is already newer: an old or repeated event
+	}
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return err
+	}
 	set["version"] = version
-	_, err := d.coll.UpdateOne(ctx, bson.M{"_id": id, "version": bson.M{"$lt": version}}, bson.M{"$set": set}, options.Update().SetUpsert(true))
+	_, err = d.coll.UpdateOne(ctx, d.locks.ByID(id, bson.M{"version": bson.M{"$lt": version}}), bson.M{"$set": set}, options.Update().SetUpsert(true))
 	if mongo.IsDuplicateKeyError(err) {
-		return nil
+		return nil // another replica stored a newer version first
 	}
 	return err
 }

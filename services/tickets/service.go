@@ -54,7 +54,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	}
 	relay := eventkit.NewRelay("tickets", deps.Publisher, deps.Logger, st.OutboxCollections()...)
 	kick.relay = relay
-	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
+	dir := citizens.NewDirectory(deps.DB, deps.Citizens).UseLocks(deps.Locks)
 	consumer := eventkit.NewConsumer(eventkit.ConsumerOptions{
 		Service: "tickets", Group: "tickets", Topics: citizens.Topics, Brokers: deps.Brokers,
 		Ledger: eventkit.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,

@@ -1,0 +1,68 @@
+package citizens_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/testkit"
+	identityv1 "sharedworld.dev/proto/identity/v1"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+type fixed map[string]citizens.Citizen
+
+func (f fixed) Lookup(_ context.Context, id string) (citizens.Citizen, bool, error) {
+	c, ok := f[id]
+	return c, ok, nil
+}
+
+func TestDirectoryAppliesIdempotentlyAndInOrder(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	for _, locks := range []*mongox.Locks{nil, mongox.NewLocks().Exclusive()} {
+		kit.DB.Collection("citizens").Drop(ctx)
+		dir := citizens.NewDirectory(kit.DB, nil).UseLocks(locks)
+		id := "emb_0a1b2c3d4e5f6a7b8c9de1f2"
+		reg := events.MustNew("/services/identity", id, &identityv1.CitizenRegistered{AgentId: id, Name: "Ada", CitizenNumber: 7, RegisteredAt: timestamppb.Now(), Version: 1}, time.Now())
+		upd := events.MustNew("/services/identity", id, &identityv1.CitizenUpdated{AgentId: id, Name: "Ada L", Version: 2}, time.Now())
+		tomb := events.MustNew("/services/identity", id, &identityv1.CitizenTombstoned{AgentId: id, Version: 3}, time.Now())
+		for _, e := range []events.Event{reg, upd, reg, tomb, upd} { // repeats and a late, older update
+			if err := dir.Apply(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, found, err := dir.Lookup(ctx, id)
+		if err != nil || !found {
+			t.Fatalf("lookup: %v %v", found, err)
+		}
+		if c.Name != "Ada L" || c.Number != 7 || !c.Tombstoned || c.Version != 3 {
+			t.Fatalf("projection after repeated and out-of-order events: %+v", c)
+		}
+	}
+}
+
+func TestDirectoryFallsBackAndCaches(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	id := "emb_ffffffffffffffffffffffff"
+	src := fixed{id: {AgentID: id, Name: "New", Number: 1, Version: 1}}
+	dir := citizens.NewDirectory(kit.DB, src)
+	c, found, err := dir.Lookup(ctx, id)
+	if err != nil || !found || c.Name != "New" {
+		t.Fatalf("fallback lookup: %+v %v %v", c, found, err)
+	}
+	delete(src, id)
+	if c, found, _ := dir.Lookup(ctx, id); !found || c.Name != "New" {
+		t.Fatal("a citizen found through the fallback must be cached")
+	}
+	if _, found, _ := dir.Lookup(ctx, "emb_000000000000000000000000"); found {
+		t.Fatal("an unknown agent must not be found")
+	}
+}
