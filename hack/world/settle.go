@@ -8,14 +8,19 @@ import (
 	"sharedworld.dev/pkg/metrics"
 )
 
-// settle waits, up to max, until every outbox is empty, no consumer lags and
-// the event counters have stopped moving: the pipeline is at rest.
+// settle waits, up to max, until every outbox is empty and the published
+// and consumed counters have not moved for 300 ms: the pipeline is at rest.
 func (w *World) settle(max time.Duration) {
 	deadline := time.Now().Add(max)
-	prev := -1.0
+	prev, still := -1.0, 0
 	for time.Now().Before(deadline) {
-		pending, moved := pipelineState()
-		if pending == 0 && moved == prev {
+		backlog, moved := pipelineState()
+		if backlog == 0 && moved == prev {
+			still++
+		} else {
+			still = 0
+		}
+		if still >= 3 {
 			return
 		}
 		prev = moved
@@ -24,22 +29,21 @@ func (w *World) settle(max time.Duration) {
 	w.log.Warn("shutdown went ahead before the event pipeline was at rest")
 }
 
-// pipelineState sums outbox backlog and consumer lag (pending) and the
-// published and consumed counters (moved).
-func pipelineState() (pending, moved float64) {
+// pipelineState sums the outbox backlog and the published and consumed counters.
+func pipelineState() (backlog, moved float64) {
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		return 1, 0
 	}
 	for _, f := range families {
 		switch f.GetName() {
-		case "sharedworld_outbox_backlog_events", "sharedworld_consumer_lag_messages":
-			pending += sum(f.GetMetric())
+		case "sharedworld_outbox_backlog_events":
+			backlog += sum(f.GetMetric())
 		case "sharedworld_events_published_total", "sharedworld_events_consumed_total":
 			moved += sum(f.GetMetric())
 		}
 	}
-	return pending, moved
+	return backlog, moved
 }
 
 func sum(ms []*dto.Metric) float64 {

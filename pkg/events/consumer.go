@@ -115,7 +115,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		if err := c.reader.CommitMessages(ctx, m); err != nil && ctx.Err() == nil {
 			c.o.Logger.Warn("commit failed; the event may be redelivered and will be dropped as a duplicate", slog.String("error", err.Error()))
 		}
-		metrics.ConsumerLag.WithLabelValues(c.o.Service, m.Topic).Set(float64(c.reader.Lag()))
+		metrics.ConsumerLag.WithLabelValues(c.o.Service, m.Topic).Set(float64(c.reader.Stats().Lag))
 	}
 }
 

@@ -1,0 +1,122 @@
+package world_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"sharedworld.dev/hack/world"
+)
+
+type client struct {
+	t    *testing.T
+	base string
+}
+
+func (c client) do(method, path string, body any, headers map[string]string) (int, map[string]any) {
+	c.t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, c.base+path, r)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(raw, &out)
+	return resp.StatusCode, out
+}
+
+func start(t *testing.T, cfg world.Config) *world.World {
+	t.Helper()
+	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	w, err := world.Start(context.Background(), cfg, log)
+	if err != nil {
+		t.Fatalf("start world: %v", err)
+	}
+	return w
+}
+
+func devAgent(t *testing.T, c client, name string) map[string]string {
+	t.Helper()
+	status, body := c.do("POST", "/dev/idp/register", map[string]any{"agent_name": name}, nil)
+	if status != 201 {
+		t.Fatalf("dev register: %d %v", status, body)
+	}
+	cert, _ := json.Marshal(body["certificate"])
+	return map[string]string{"X-Agent-Id": body["agent_id"].(string), "X-Agent-Certificate": string(cert)}
+}
+
+// The world keeps its state across a graceful restart on the same data
+// directory, and the development provider's certificates stay valid.
+func TestRestartKeepsTheWorld(t *testing.T) {
+	cfg := world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "restart-token-0123456789"}
+	w := start(t, cfg)
+	c := client{t, w.URL}
+	ada := devAgent(t, c, "Ada")
+	if s, b := c.do("POST", "/api/world/register", map[string]any{"name": "Ada"}, ada); s != 201 {
+		t.Fatalf("register: %d %v", s, b)
+	}
+	if s, b := c.do("POST", "/api/world/tickets", map[string]any{"category": "bug", "title": "Lamp", "description": "The lamp flickers."}, ada); s != 201 {
+		t.Fatalf("file ticket: %d %v", s, b)
+	}
+	if err := w.Stop(20 * time.Second); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+
+	w = start(t, cfg)
+	defer w.Stop(20 * time.Second)
+	c = client{t, w.URL}
+	s, b := c.do("GET", "/api/world/whoami", nil, ada)
+	if s != 200 || b["registered"] != true {
+		t.Fatalf("after restart the citizen and her certificate must still be valid: %d %v", s, b)
+	}
+	s, b = c.do("GET", "/api/world/tickets", nil, nil)
+	tickets, _ := b["tickets"].([]any)
+	if s != 200 || len(tickets) != 1 || !strings.Contains(tickets[0].(map[string]any)["title"].(string), "Lamp") {
+		t.Fatalf("after restart the ticket must still be listed: %d %v", s, b)
+	}
+}
+
+func TestDevClock(t *testing.T) {
+	w := start(t, world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "clock-token-0123456789", DevClock: true})
+	defer w.Stop(20 * time.Second)
+	c := client{t, w.URL}
+	before := w.Clock.Now()
+	if s, _ := c.do("POST", "/api/admin/clock", map[string]any{"advance": "72h"}, nil); s != 401 {
+		t.Fatalf("the clock needs the ambassador token, got %d", s)
+	}
+	admin := map[string]string{"Authorization": "Bearer clock-token-0123456789"}
+	if s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "soon"}, admin); s != 400 || b["error"] != "invalid_request" {
+		t.Fatalf("a bad duration is invalid_request: %d %v", s, b)
+	}
+	s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "72h"}, admin)
+	if s != 200 {
+		t.Fatalf("advance: %d %v", s, b)
+	}
+	now, err := time.Parse(time.RFC3339Nano, b["now"].(string))
+	if err != nil || now.Sub(before) < 72*time.Hour {
+		t.Fatalf("the world clock must be 72h ahead: %v (%v)", b["now"], err)
+	}
+	ada := devAgent(t, c, "Ada")
+	_, b = c.do("POST", "/api/world/register", nil, ada)
+	reg, _ := time.Parse(time.RFC3339Nano, b["citizen"].(map[string]any)["registered_at"].(string))
+	if reg.Sub(time.Now()) < 71*time.Hour {
+		t.Fatalf("services must use the shared development clock: registered_at %v", reg)
+	}
+}
