@@ -8,7 +8,9 @@ require (
 	go.mongodb.org/mongo-driver v1.17.4
 	sharedworld.dev/pkg v0.0.0
 	sharedworld.dev/proto v0.0.0
+	sharedworld.dev/services/bulletin v0.0.0
 	sharedworld.dev/services/identity v0.0.0
+	sharedworld.dev/services/plots-storage v0.0.0
 	sharedworld.dev/services/tickets v0.0.0
 )
 
@@ -95,6 +97,8 @@ require (
 replace (
 	sharedworld.dev/pkg => ../pkg
 	sharedworld.dev/proto => ../proto
+	sharedworld.dev/services/bulletin => ../services/bulletin
 	sharedworld.dev/services/identity => ../services/identity
+	sharedworld.dev/services/plots-storage => ../services/plots-storage
 	sharedworld.dev/services/tickets => ../services/tickets
 )

@@ -3,7 +3,10 @@ package world
 import (
 	"context"
 
+	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/platform"
+	"sharedworld.dev/services/bulletin"
+	plotsstorage "sharedworld.dev/services/plots-storage"
 	"sharedworld.dev/services/tickets"
 )
 
@@ -13,5 +16,21 @@ func otherServices(ctx context.Context, deps func(name string) platform.Deps) ([
 	if err != nil {
 		return nil, err
 	}
-	return []platform.Service{t}, nil
+	p, err := plotsstorage.New(ctx, deps("plots"), plotsstorage.Options{})
+	if err != nil {
+		return nil, err
+	}
+	settings, err := config.Load[bulletin.Settings]()
+	if err != nil {
+		return nil, err
+	}
+	opts, err := settings.Options()
+	if err != nil {
+		return nil, err
+	}
+	b, err := bulletin.New(ctx, deps("bulletin"), opts)
+	if err != nil {
+		return nil, err
+	}
+	return []platform.Service{t, p, b}, nil
 }

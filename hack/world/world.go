@@ -205,6 +205,11 @@ func (w *World) Wait(ctx context.Context) error {
 // background work, the broker and the database stop.
 func (w *World) Stop(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
+	for _, s := range w.services {
+		if d, ok := s.(platform.Drainer); ok {
+			d.Drain()
+		}
+	}
 	err := w.App.ShutdownWithTimeout(time.Until(deadline) / 2)
 	w.settle(time.Until(deadline))
 	w.cancelBG()

@@ -120,3 +120,54 @@ func TestDevClock(t *testing.T) {
 		t.Fatalf("services must use the shared development clock: registered_at %v", reg)
 	}
 }
+
+// A write accepted by one service shows up in the bulletin and its feed
+// within 1 s (CONTRACT §6), across the real event pipeline of the runner.
+func TestWritesReachTheBulletinWithinOneSecond(t *testing.T) {
+	w := start(t, world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "bulletin-token-0123456789"})
+	defer w.Stop(20 * time.Second)
+	c := client{t, w.URL}
+	ada := devAgent(t, c, "Ada")
+
+	type check struct {
+		name  string
+		write func()
+		seen  func(doc map[string]any) bool
+	}
+	hasLine := func(doc map[string]any, prefix, contains string) bool {
+		for _, f := range doc["feed"].([]any) {
+			line := f.(map[string]any)["line"].(string)
+			if strings.HasPrefix(line, prefix) && strings.Contains(line, contains) {
+				return true
+			}
+		}
+		return false
+	}
+	checks := []check{
+		{"registration", func() { c.do("POST", "/api/world/register", map[string]any{"name": "Ada"}, ada) },
+			func(doc map[string]any) bool { return doc["world"].(map[string]any)["population"] == float64(1) }},
+		{"claim", func() { c.do("POST", "/api/world/plots/claim", map[string]any{"x": 3, "y": 4}, ada) },
+			func(doc map[string]any) bool { return hasLine(doc, "#claim  ", "plot_x3_y4") }},
+		{"garden", func() {
+			c.do("POST", "/api/world/storage/write", map[string]any{"plot_id": "plot_0_0", "path": "/garden/ada/poem.md", "content": "aGVsbG8="}, ada)
+		}, func(doc map[string]any) bool { return hasLine(doc, "#garden  ", "Ada  planted  poem.md") }},
+		{"ticket", func() {
+			c.do("POST", "/api/world/tickets", map[string]any{"category": "bug", "title": "Lamp flickers", "description": "Yes."}, ada)
+		}, func(doc map[string]any) bool { return hasLine(doc, "#ticket  ", "Lamp flickers") }},
+	}
+	for _, ch := range checks {
+		start := time.Now()
+		ch.write()
+		for {
+			_, doc := c.do("GET", "/api/world/bulletin", nil, nil)
+			if ch.seen(doc) {
+				t.Logf("%s visible after %v", ch.name, time.Since(start))
+				break
+			}
+			if time.Since(start) > time.Second {
+				t.Fatalf("%s not in the bulletin within 1 s: %v", ch.name, doc["feed"])
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}

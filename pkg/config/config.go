@@ -5,6 +5,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/caarlos0/env/v11"
@@ -15,7 +16,7 @@ import (
 func Load[T any]() (T, error) {
 	var cfg T
 	if err := env.Parse(&cfg); err != nil {
-		return cfg, fmt.Errorf("configuration: %w", err)
+		return cfg, fmt.Errorf("configuration: %w", explain[T](err))
 	}
 	if v, ok := any(&cfg).(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {
@@ -29,7 +30,7 @@ func Load[T any]() (T, error) {
 func LoadFrom[T any](environ map[string]string) (T, error) {
 	var cfg T
 	if err := env.ParseWithOptions(&cfg, env.Options{Environment: environ}); err != nil {
-		return cfg, fmt.Errorf("configuration: %w", err)
+		return cfg, fmt.Errorf("configuration: %w", explain[T](err))
 	}
 	if v, ok := any(&cfg).(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {
@@ -37,6 +38,29 @@ func LoadFrom[T any](environ map[string]string) (T, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// explain names the environment variable behind each parse error (the
+// library reports the Go field name, which an operator never sees).
+func explain[T any](err error) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return err
+	}
+	t := reflect.TypeFor[T]()
+	var p Problems
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			if f, ok := t.FieldByName(pe.Name); ok {
+				name, _, _ := strings.Cut(f.Tag.Get("env"), ",")
+				p = append(p, fmt.Sprintf("%s must be a valid %s", name, pe.Type))
+				continue
+			}
+		}
+		p = append(p, e.Error())
+	}
+	return p.Err()
 }
 
 // Problems collects validation messages and joins them into one error.

@@ -53,6 +53,8 @@ func NewApp(o Options) *fiber.App {
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
 		ReadBufferSize:        16 << 10,
+		// A bulletin document is tens of KiB: one write syscall, not several.
+		WriteBufferSize: 64 << 10,
 	})
 	app.Use(requestContext(o.Service, o.Logger), recoverPanics(), bodyLimit(o.BodyLimits))
 	return app

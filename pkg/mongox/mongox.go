@@ -95,7 +95,9 @@ func NewID(prefix string) string {
 // IsDuplicate reports a unique-index violation.
 func IsDuplicate(err error) bool { return mongo.IsDuplicateKeyError(err) }
 
-// IsDuplicateID reports a duplicate _id (as opposed to another unique index).
+// IsDuplicateID reports a duplicate _id (as opposed to another unique
+// index) when the server names the index; FerretDB does not, so callers that
+// must know ask the collection (see InsertWithID).
 func IsDuplicateID(err error) bool {
 	if !mongo.IsDuplicateKeyError(err) {
 		return false
@@ -122,7 +124,11 @@ func InsertWithID(ctx context.Context, coll *mongo.Collection, prefix string, bu
 		if err == nil {
 			return id, nil
 		}
-		if !IsDuplicateID(err) {
+		if !mongo.IsDuplicateKeyError(err) {
+			return "", err
+		}
+		// A duplicate key: the random id collided only if a document has it.
+		if !IsDuplicateID(err) && coll.FindOne(ctx, bson.M{"_id": id}).Err() != nil {
 			return "", err
 		}
 	}

@@ -149,6 +149,9 @@ func (h *Host) Serve(ctx context.Context, svc Service) error {
 	case err = <-errc:
 	}
 	log.Info("shutting down")
+	if d, ok := svc.(Drainer); ok {
+		d.Drain()
+	}
 	_ = app.ShutdownWithTimeout(20 * time.Second)
 	_ = admin.ShutdownWithTimeout(5 * time.Second)
 	cancelBG()

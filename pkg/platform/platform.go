@@ -55,3 +55,10 @@ type Service interface {
 type InternalRouter interface {
 	InternalRoutes(r fiber.Router)
 }
+
+// Drainer is implemented by services with long-lived responses (live
+// streams): Drain ends them when shutdown begins, before the HTTP server
+// waits for open requests to finish.
+type Drainer interface {
+	Drain()
+}

@@ -1,0 +1,55 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+
+	"sharedworld.dev/pkg/config"
+)
+
+func TestCommonValidation(t *testing.T) {
+	good := map[string]string{"WORLD_MONGO_URI": "mongodb://m:27017", "WORLD_KAFKA_BROKERS": "k1:9092,k2:9092", "WORLD_IDP_KEYS": "k1=AAAA"}
+	with := func(k, v string) map[string]string {
+		m := map[string]string{}
+		for kk, vv := range good {
+			m[kk] = vv
+		}
+		if v == "" {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	cfg, err := config.LoadFrom[config.Common](good)
+	if err != nil {
+		t.Fatalf("a complete configuration must load: %v", err)
+	}
+	if len(cfg.KafkaBrokers) != 2 || cfg.ProviderKeys["k1"] != "AAAA" || cfg.Addr != ":8080" || cfg.RevocationRefreshSec != 30 {
+		t.Fatalf("parsed wrongly: %+v", cfg)
+	}
+	cases := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"mongo required", with("WORLD_MONGO_URI", ""), "WORLD_MONGO_URI is required"},
+		{"brokers required", with("WORLD_KAFKA_BROKERS", ""), "WORLD_KAFKA_BROKERS is required"},
+		{"a provider is required", with("WORLD_IDP_KEYS", ""), "WORLD_IDP_KEYS"},
+		{"revocation refresh at most 60 s", with("WORLD_IDP_REVOCATION_REFRESH_SECONDS", "61"), "between 1 and 60"},
+		{"short ambassador token", with("WORLD_AMBASSADOR_TOKEN", "short"), "at least 16"},
+		{"remote verify needs a URL", with("WORLD_IDP_REMOTE_VERIFY", "true"), "WORLD_IDP_VERIFY_URL"},
+		{"not a number", with("WORLD_IDP_REVOCATION_REFRESH_SECONDS", "often"), "WORLD_IDP_REVOCATION_REFRESH_SECONDS"},
+	}
+	for _, c := range cases {
+		_, err := config.LoadFrom[config.Common](c.env)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: want an error mentioning %q, got %v", c.name, c.want, err)
+		}
+	}
+	dev := with("WORLD_IDP_KEYS", "")
+	dev["WORLD_DEV_IDP"] = "true"
+	if _, err := config.LoadFrom[config.Common](dev); err != nil {
+		t.Fatalf("the development provider is a provider: %v", err)
+	}
+}

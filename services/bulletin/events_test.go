@@ -1,0 +1,77 @@
+package bulletin_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"sharedworld.dev/pkg/events"
+	plotsv1 "sharedworld.dev/proto/plots/v1"
+	ticketsv1 "sharedworld.dev/proto/tickets/v1"
+	"sharedworld.dev/services/bulletin"
+)
+
+// TestEventsPages walks GET /api/world/events with cursors: newest first,
+// every item once, a type filter, and the contract's answers to bad input
+// (CONTRACT §1, §6, §11).
+func TestEventsPages(t *testing.T) {
+	w := newWorld(t, bulletin.Options{})
+	var evs []events.Event
+	for i := range 7 {
+		id := fmt.Sprintf("tkt_%08x", i)
+		evs = append(evs, ev(id, &ticketsv1.TicketFiled{TicketId: id, Category: "bug", Title: fmt.Sprintf("t%d", i), Status: "open", CreatedAt: pb(sec(i)), Version: 1}, sec(i)))
+	}
+	for i := range 3 {
+		id := fmt.Sprintf("plot_x%d_y1", i+1)
+		evs = append(evs, ev(id, &plotsv1.PlotClaimed{PlotId: id, X: int32(i + 1), Y: 1, OwnerAgentId: ada, ClaimedAt: pb(sec(10 + i)), Version: 1}, sec(10+i)))
+	}
+	w.kit.Publish(evs...)
+	w.waitHandled(t, int64(len(evs)))
+
+	var seen []string
+	cursor := ""
+	for page := 0; ; page++ {
+		path := "/api/world/events?limit=3"
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		r := w.do(t, http.MethodGet, path, nil, nil)
+		r.ExpectStatus(t, 200)
+		pg := r.Body["pagination"].(map[string]any)
+		items := r.Body["events"].([]any)
+		if pg["limit"] != 3.0 || pg["count"] != float64(len(items)) {
+			t.Fatalf("CONTRACT §1 pagination: %s", r.Raw)
+		}
+		for _, it := range items {
+			seen = append(seen, it.(map[string]any)["id"].(string))
+		}
+		if pg["next"] == nil {
+			break
+		}
+		cursor = pg["next"].(string)
+		if page > 5 {
+			t.Fatal("pagination does not end")
+		}
+	}
+	want := []string{"plot_x3_y1", "plot_x2_y1", "plot_x1_y1", "tkt_00000006", "tkt_00000005", "tkt_00000004", "tkt_00000003", "tkt_00000002", "tkt_00000001", "tkt_00000000"}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("CONTRACT §6 events newest first, each once:\n got %v\nwant %v", seen, want)
+	}
+
+	r := w.do(t, http.MethodGet, "/api/world/events?type=claim", nil, nil)
+	r.ExpectStatus(t, 200)
+	if items := r.Body["events"].([]any); len(items) != 3 || items[0].(map[string]any)["type"] != "claim" {
+		t.Fatalf("CONTRACT §6 type filter: %s", r.Raw)
+	}
+	r = w.do(t, http.MethodGet, "/api/world/events?limit=500", nil, nil)
+	if r.Body["pagination"].(map[string]any)["limit"] != 100.0 {
+		t.Fatalf("CONTRACT §11 a limit above 100 is capped: %s", r.Raw)
+	}
+
+	for _, bad := range []string{"?type=message", "?limit=abc", "?limit=0", "?cursor=not-a-cursor", "?cursor=e30"} {
+		t.Run("CONTRACT §11 "+bad, func(t *testing.T) {
+			w.do(t, http.MethodGet, "/api/world/events"+bad, nil, nil).ExpectError(t, 400, "invalid_request")
+		})
+	}
+}

@@ -1,0 +1,47 @@
+package app
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"sync/atomic"
+)
+
+// Rendered is the bulletin document as served: the JSON bytes, their gzip
+// form and their ETag, computed once per change so that a request only
+// copies bytes. A Rendered is never modified after it is published.
+type Rendered struct {
+	JSON []byte
+	Gzip []byte
+	ETag string
+}
+
+// Board holds the current rendering; reads never lock.
+type Board struct {
+	current atomic.Pointer[Rendered]
+}
+
+// Current returns the latest rendering (nil before the first).
+func (b *Board) Current() *Rendered { return b.current.Load() }
+
+func (b *Board) publish(r *Rendered) { b.current.Store(r) }
+
+// newRendered compresses and tags a document. The ETag is a strong one: a
+// hash of the exact bytes, so equal documents have equal tags across
+// restarts and replicas.
+func newRendered(doc []byte) (*Rendered, error) {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(doc); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(doc)
+	return &Rendered{JSON: doc, Gzip: buf.Bytes(), ETag: `"` + hex.EncodeToString(sum[:16]) + `"`}, nil
+}

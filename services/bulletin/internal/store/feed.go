@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/services/bulletin/internal/domain"
+)
+
+// Feed stores every feed entry, keyed by the id of the event that made it,
+// with the sequence number it was applied under (the live stream's order).
+type Feed struct {
+	coll *mongo.Collection
+}
+
+// NewFeed uses db's "feed" collection.
+func NewFeed(db *mongo.Database) *Feed { return &Feed{coll: db.Collection("feed")} }
+
+// StoredEntry is a feed entry with its position in the stream.
+type StoredEntry struct {
+	Seq int64
+	domain.FeedEntry
+}
+
+type feedDoc struct {
+	EventID string    `bson:"_id"`
+	Seq     int64     `bson:"seq"`
+	Type    string    `bson:"type"`
+	At      time.Time `bson:"at"`
+	Line    string    `bson:"line"`
+	Body    *string   `bson:"body"`
+	ItemID  string    `bson:"item_id"`
+}
+
+func (d feedDoc) entry() StoredEntry {
+	return StoredEntry{Seq: d.Seq, FeedEntry: domain.FeedEntry{EventID: d.EventID, Item: domain.FeedItem{
+		Type: domain.FeedType(d.Type), At: d.At.UTC(), Line: d.Line, Body: d.Body, ID: d.ItemID,
+	}}}
+}
+
+// EnsureIndexes creates the indexes of the stream (seq) and of the newest-
+// first pages, with and without a type filter.
+func (s *Feed) EnsureIndexes(ctx context.Context) error {
+	return mongox.EnsureIndexes(ctx, s.coll,
+		mongox.Index("seq", true, bson.E{Key: "seq", Value: 1}),
+		mongox.Index("newest", false, bson.E{Key: "at", Value: -1}, bson.E{Key: "_id", Value: -1}),
+		mongox.Index("type_newest", false, bson.E{Key: "type", Value: 1}, bson.E{Key: "at", Value: -1}, bson.E{Key: "_id", Value: -1}),
+	)
+}
+
+// ErrSeqTaken means another writer used the sequence number: two
+// aggregators are writing to one database, which the design rules out.
+var ErrSeqTaken = errors.New("feed sequence number already used")
+
+// Insert stores an entry unless one with its event id exists (inserted
+// false): the event was applied before, under its original seq.
+func (s *Feed) Insert(ctx context.Context, e domain.FeedEntry, seq int64) (inserted bool, err error) {
+	_, err = s.coll.InsertOne(ctx, feedDoc{EventID: e.EventID, Seq: seq, Type: string(e.Item.Type), At: e.Item.At,
+		Line: e.Item.Line, Body: e.Item.Body, ItemID: e.Item.ID})
+	if err == nil {
+		return true, nil
+	}
+	if !mongox.IsDuplicate(err) {
+		return false, fmt.Errorf("insert feed entry %s: %w", e.EventID, err)
+	}
+	// Which unique index refused it is read from the data, not from the
+	// error text (whose wording differs between servers).
+	n, cerr := s.coll.CountDocuments(ctx, bson.M{"_id": e.EventID})
+	if cerr != nil {
+		return false, fmt.Errorf("check feed entry %s: %w", e.EventID, cerr)
+	}
+	if n > 0 {
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %d", ErrSeqTaken, seq)
+}
+
+// MaxSeq is the highest sequence number used, 0 for an empty feed.
+func (s *Feed) MaxSeq(ctx context.Context) (int64, error) {
+	var d feedDoc
+	err := s.coll.FindOne(ctx, bson.M{}, options.FindOne().SetSort(bson.D{{Key: "seq", Value: -1}})).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read last feed seq: %w", err)
+	}
+	return d.Seq, nil
+}
+
+// PageKey is a position in the newest-first order: entries strictly older
+// come next.
+type PageKey struct {
+	At      time.Time
+	EventID string
+}
+
+// Page returns up to limit entries newest first, after the key when given,
+// of one type when given. Keyset paging: an entry inserted while a client
+// pages never shifts the pages it has not read yet.
+func (s *Feed) Page(ctx context.Context, typ domain.FeedType, after *PageKey, limit int) ([]StoredEntry, error) {
+	filter := bson.M{}
+	if typ != "" {
+		filter["type"] = string(typ)
+	}
+	if after != nil {
+		filter["$or"] = bson.A{
+			bson.M{"at": bson.M{"$lt": after.At}},
+			bson.M{"at": after.At, "_id": bson.M{"$lt": after.EventID}},
+		}
+	}
+	return s.find(ctx, filter, options.Find().SetSort(bson.D{{Key: "at", Value: -1}, {Key: "_id", Value: -1}}).SetLimit(int64(limit)))
+}
+
+// Since returns up to limit entries applied after seq, in stream order.
+func (s *Feed) Since(ctx context.Context, seq int64, limit int) ([]StoredEntry, error) {
+	return s.find(ctx, bson.M{"seq": bson.M{"$gt": seq}}, options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetLimit(int64(limit)))
+}
+
+func (s *Feed) find(ctx context.Context, filter bson.M, opts *options.FindOptions) ([]StoredEntry, error) {
+	cur, err := s.coll.Find(ctx, filter, opts)
+	if err != nil {
+		return nil, fmt.Errorf("read feed: %w", err)
+	}
+	var docs []feedDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return nil, fmt.Errorf("read feed: %w", err)
+	}
+	out := make([]StoredEntry, len(docs))
+	for i, d := range docs {
+		out[i] = d.entry()
+	}
+	return out, nil
+}
+
+// Drop removes the whole feed (a rebuild writes it again).
+func (s *Feed) Drop(ctx context.Context) error {
+	if err := s.coll.Drop(ctx); err != nil {
+		return fmt.Errorf("drop feed: %w", err)
+	}
+	return s.EnsureIndexes(ctx)
+}

@@ -1,0 +1,138 @@
+// Package store is the bulletin's MongoDB adapter: the projection records,
+// the feed, the announcements the ambassador posts (with their outbox) and
+// the world's own small facts.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/services/bulletin/internal/domain"
+)
+
+// projectionCollections names the collection of each record kind. They are
+// the aggregator's alone and can be dropped and rebuilt by replay.
+var projectionCollections = map[domain.RecordKind]string{
+	domain.KindCitizen:      "proj_citizens",
+	domain.KindPlot:         "proj_plots",
+	domain.KindTicket:       "proj_tickets",
+	domain.KindProposal:     "proj_proposals",
+	domain.KindElection:     "proj_elections",
+	domain.KindSteward:      "proj_stewards",
+	domain.KindAnnouncement: "proj_announcements",
+	domain.KindGarden:       "proj_garden",
+}
+
+// Projections stores the aggregator's records.
+type Projections struct {
+	db *mongo.Database
+}
+
+// NewProjections uses db's proj_* collections.
+func NewProjections(db *mongo.Database) *Projections { return &Projections{db: db} }
+
+func (s *Projections) coll(k domain.RecordKind) *mongo.Collection {
+	return s.db.Collection(projectionCollections[k])
+}
+
+// Save writes a record over the stored one unless the stored one has a
+// higher revision. The guard sits in the filter: when a newer record is
+// stored the filter matches nothing, the upsert tries to insert a second
+// document with the same _id, and the duplicate-key error says "stale",
+// which is not a failure — the newer state simply stays.
+func (s *Projections) Save(ctx context.Context, r domain.Record) (saved bool, err error) {
+	doc := toDoc(r)
+	if doc == nil {
+		return false, fmt.Errorf("save projection: unknown record %T", r)
+	}
+	_, err = s.coll(r.Kind()).ReplaceOne(ctx,
+		bson.M{"_id": r.Key(), "rev": bson.M{"$lte": r.Revision()}}, doc, options.Replace().SetUpsert(true))
+	if mongox.IsDuplicate(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("save %s %s: %w", r.Kind(), r.Key(), err)
+	}
+	return true, nil
+}
+
+// Load reads every stored record and hands each to restore.
+func (s *Projections) Load(ctx context.Context, restore func(domain.Record)) error {
+	for kind := range projectionCollections {
+		if err := s.loadKind(ctx, kind, restore); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Projections) loadKind(ctx context.Context, kind domain.RecordKind, restore func(domain.Record)) error {
+	cur, err := s.coll(kind).Find(ctx, bson.M{}, options.Find().SetBatchSize(2000))
+	if err != nil {
+		return fmt.Errorf("load %s records: %w", kind, err)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		r, err := decode(kind, cur)
+		if err != nil {
+			return fmt.Errorf("decode %s record: %w", kind, err)
+		}
+		restore(r)
+	}
+	return cur.Err()
+}
+
+type recordDoc interface{ record() domain.Record }
+
+func decode(kind domain.RecordKind, cur *mongo.Cursor) (domain.Record, error) {
+	var d recordDoc
+	var err error
+	switch kind {
+	case domain.KindCitizen:
+		var doc citizenDoc
+		err, d = cur.Decode(&doc), &doc
+	case domain.KindPlot:
+		var doc plotDoc
+		err, d = cur.Decode(&doc), &doc
+	case domain.KindTicket:
+		var doc ticketDoc
+		err, d = cur.Decode(&doc), &doc
+	case domain.KindProposal:
+		var doc proposalDoc
+		err, d = cur.Decode(&doc), &doc
+	case domain.KindElection:
+		var doc electionDoc
+		err, d = cur.Decode(&doc), &doc
+	case domain.KindSteward:
+		var doc stewardDoc
+		err, d = cur.Decode(&doc), &doc
+	case domain.KindAnnouncement:
+		var doc announcementDoc
+		err, d = cur.Decode(&doc), &doc
+	case domain.KindGarden:
+		var doc gardenDoc
+		err, d = cur.Decode(&doc), &doc
+	default:
+		return nil, errors.New("unknown record kind " + string(kind))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.record(), nil
+}
+
+// Drop removes every projection record (the first step of a rebuild).
+func (s *Projections) Drop(ctx context.Context) error {
+	for _, name := range projectionCollections {
+		if err := s.db.Collection(name).Drop(ctx); err != nil {
+			return fmt.Errorf("drop %s: %w", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package domain
+
+import (
+	"fmt"
+
+	"sharedworld.dev/pkg/problem"
+)
+
+// Usage is what a plot's files take: bytes and a file count.
+type Usage struct {
+	Bytes int64
+	Files int64
+}
+
+// Change is how a write or delete moves a plot's usage.
+type Change struct {
+	Bytes int64
+	Files int64
+}
+
+// WriteChange is the change of writing size bytes to a path that held
+// oldSize bytes (existed) or nothing.
+func WriteChange(size int64, oldSize int64, existed bool) Change {
+	if !existed {
+		return Change{Bytes: size, Files: 1}
+	}
+	return Change{Bytes: size - oldSize}
+}
+
+// DeleteChange is the change of deleting a file of size bytes.
+func DeleteChange(size int64) Change { return Change{Bytes: -size, Files: -1} }
+
+// Negate undoes a change (to release a reservation).
+func (c Change) Negate() Change { return Change{Bytes: -c.Bytes, Files: -c.Files} }
+
+// Ceiling is the largest usage that still admits c within the quota. The
+// store reserves a change with one conditional update, "usage ≤ ceiling,
+// then add c", so concurrent writers can never jointly overrun the quota.
+// A change that frees space or files admits any usage on that axis.
+func (c Change) Ceiling() Usage {
+	ceil := Usage{Bytes: PlotQuotaBytes, Files: MaxFilesPerPlot}
+	if c.Bytes > 0 {
+		ceil.Bytes -= c.Bytes
+	}
+	if c.Files > 0 {
+		ceil.Files -= c.Files
+	}
+	return ceil
+}
+
+// Admits reports whether usage u may take change c.
+func (u Usage) Admits(c Change) bool {
+	ceil := c.Ceiling()
+	return u.Bytes <= ceil.Bytes && u.Files <= ceil.Files
+}
+
+// QuotaExceeded explains why u cannot take c (413, CONTRACT §4).
+func QuotaExceeded(u Usage, c Change) error {
+	if c.Files > 0 && u.Files+c.Files > MaxFilesPerPlot {
+		return problem.TooLarge(
+			fmt.Sprintf("the plot already holds %d files, the limit is %d", u.Files, MaxFilesPerPlot),
+			"delete files you no longer need, or overwrite an existing path")
+	}
+	return problem.TooLarge(
+		fmt.Sprintf("the write needs %d more bytes but the plot uses %d of its %s quota",
+			c.Bytes, u.Bytes, humanBytes(PlotQuotaBytes)),
+		"delete or shrink files on the plot first")
+}
+
+// FileTooLarge is the 413 for a single file over MaxFileBytes.
+func FileTooLarge() error { return tooLarge(MaxFileBytes) }

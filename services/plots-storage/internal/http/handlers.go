@@ -1,0 +1,72 @@
+// Package http is plots-storage's Fiber adapter: decode, call the app, encode.
+package http
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/services/plots-storage/internal/app"
+)
+
+// Handlers serves plots-storage's routes.
+type Handlers struct {
+	App      *app.App
+	Auth     *auth.Middleware
+	Citizens citizens.Source
+}
+
+// Routes registers the public routes.
+func (h *Handlers) Routes(r fiber.Router) {
+	citizen := []fiber.Handler{h.Auth.Required(), citizens.Require(h.Citizens)}
+	reader := []fiber.Handler{h.Auth.Optional(), h.readerGate}
+	with := func(chain []fiber.Handler, last fiber.Handler) []fiber.Handler {
+		return append(append([]fiber.Handler{}, chain...), last)
+	}
+
+	r.Post("/api/world/plots/claim", with(citizen, h.claim)...)
+	r.Post("/api/world/plots/abandon", with(citizen, h.abandon)...)
+	r.Get("/api/world/plots/available", h.available)
+	r.Get("/api/world/plots", h.listPlots)
+	r.Get("/api/world/plots/:plot_id", h.plot)
+	r.Get("/api/world/plots/:plot_id/permissions", with(citizen, h.permissions)...)
+	r.Put("/api/world/plots/:plot_id/permissions", with(citizen, h.setPermissions)...)
+
+	r.Post("/api/world/storage/write", with(citizen, h.write)...)
+	r.Post("/api/world/storage/read", with(reader, h.readPost)...)
+	r.Get("/api/world/storage/read", with(reader, h.readGet)...)
+	r.Get("/api/world/storage/list", with(reader, h.list)...)
+	r.Post("/api/world/storage/delete", with(citizen, h.delete)...)
+
+	r.Post("/api/world/continuity/backup", with(citizen, h.backup)...)
+	r.Post("/api/world/continuity/restore", with(citizen, h.restore)...)
+	r.Get("/api/world/continuity/list", with(citizen, h.listBackups)...)
+	r.Delete("/api/world/continuity/:backup_id", with(citizen, h.deleteBackup)...)
+}
+
+// readerGate lets anonymous readers through (public content needs no
+// credentials) but stops a tombstoned citizen who identifies themself: a
+// tombstoned citizen cannot act (CONTRACT §11).
+func (h *Handlers) readerGate(c *fiber.Ctx) error {
+	p, ok := auth.PrincipalOf(c)
+	if !ok {
+		return c.Next()
+	}
+	cit, found, err := h.Citizens.Lookup(c.UserContext(), p.AgentID)
+	if err != nil {
+		return err
+	}
+	if found && cit.Tombstoned {
+		return problem.Permission("This citizen has been tombstoned and cannot act.", "Contact the ambassador through your identity provider.")
+	}
+	return c.Next()
+}
+
+// readerID is the caller's agent id, or empty for an anonymous reader.
+func readerID(c *fiber.Ctx) string {
+	if p, ok := auth.PrincipalOf(c); ok {
+		return p.AgentID
+	}
+	return ""
+}

@@ -1,0 +1,117 @@
+package http
+
+import (
+	"encoding/base64"
+
+	"github.com/gofiber/fiber/v2"
+
+	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/clock"
+	"sharedworld.dev/pkg/httpx"
+	"sharedworld.dev/services/plots-storage/internal/app"
+	"sharedworld.dev/services/plots-storage/internal/store"
+)
+
+type writeRequest struct {
+	PlotID      string  `json:"plot_id"`
+	Path        string  `json:"path"`
+	Content     *string `json:"content"`
+	ContentType string  `json:"content_type"`
+}
+
+type receiptJSON struct {
+	PlotID      string `json:"plot_id"`
+	Path        string `json:"path"`
+	SizeBytes   int64  `json:"size_bytes"`
+	ContentHash string `json:"content_hash"`
+	WrittenAt   string `json:"written_at"`
+	Version     uint64 `json:"version"`
+	// Verb is planted or tended for garden writes.
+	Verb string `json:"verb,omitempty"`
+}
+
+func (h *Handlers) write(c *fiber.Ctx) error {
+	var req writeRequest
+	if err := httpx.Decode(c, &req); err != nil {
+		return err
+	}
+	r, err := h.App.Write(c.UserContext(), citizens.Of(c), app.WriteRequest{
+		PlotID: req.PlotID, Path: req.Path, Content: req.Content, ContentType: req.ContentType,
+	})
+	if err != nil {
+		return err
+	}
+	f := r.File
+	return httpx.OK(c, fiber.StatusCreated, fiber.Map{"receipt": receiptJSON{
+		PlotID: f.PlotID, Path: f.Path, SizeBytes: f.Size, ContentHash: f.Hash,
+		WrittenAt: clock.Timestamp(f.WrittenAt), Version: f.Version, Verb: string(r.Verb),
+	}})
+}
+
+type fileRef struct {
+	PlotID string `json:"plot_id"`
+	Path   string `json:"path"`
+}
+
+func (h *Handlers) readPost(c *fiber.Ctx) error {
+	var req fileRef
+	if err := httpx.Decode(c, &req); err != nil {
+		return err
+	}
+	return h.read(c, req)
+}
+
+func (h *Handlers) readGet(c *fiber.Ctx) error {
+	return h.read(c, fileRef{PlotID: c.Query("plot_id"), Path: c.Query("path")})
+}
+
+func (h *Handlers) read(c *fiber.Ctx, ref fileRef) error {
+	f, data, err := h.App.Read(c.UserContext(), readerID(c), ref.PlotID, ref.Path)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, fiber.StatusOK, fiber.Map{
+		"plot_id": f.PlotID, "path": f.Path, "content": base64.StdEncoding.EncodeToString(data),
+		"content_type": f.ContentType, "size_bytes": f.Size, "content_hash": f.Hash,
+		"written_at": clock.Timestamp(f.WrittenAt), "written_by": f.WrittenBy, "version": f.Version,
+	})
+}
+
+type fileJSON struct {
+	Path        string `json:"path"`
+	SizeBytes   int64  `json:"size_bytes"`
+	ContentHash string `json:"content_hash"`
+	ContentType string `json:"content_type"`
+	WrittenAt   string `json:"written_at"`
+	Version     uint64 `json:"version"`
+}
+
+func toFileJSON(f store.File) fileJSON {
+	return fileJSON{Path: f.Path, SizeBytes: f.Size, ContentHash: f.Hash, ContentType: f.ContentType,
+		WrittenAt: clock.Timestamp(f.WrittenAt), Version: f.Version}
+}
+
+func (h *Handlers) list(c *fiber.Ctx) error {
+	plotID, prefix := c.Query("plot_id"), c.Query("prefix")
+	files, err := h.App.List(c.UserContext(), readerID(c), plotID, prefix)
+	if err != nil {
+		return err
+	}
+	out := make([]fileJSON, len(files))
+	for i, f := range files {
+		out[i] = toFileJSON(f)
+	}
+	return httpx.OK(c, fiber.StatusOK, fiber.Map{"plot_id": plotID, "prefix": prefix, "files": out, "total": len(out)})
+}
+
+func (h *Handlers) delete(c *fiber.Ctx) error {
+	var req fileRef
+	if err := httpx.Decode(c, &req); err != nil {
+		return err
+	}
+	f, err := h.App.Delete(c.UserContext(), citizens.Of(c), req.PlotID, req.Path)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(c, fiber.StatusOK, fiber.Map{"plot_id": f.PlotID, "path": f.Path, "deleted": true})
+}

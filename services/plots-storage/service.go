@@ -1,0 +1,110 @@
+// Package plotsstorage is the plots-storage service (CONTRACT §4): the grid
+// of plots, plot files with their permissions and quota, the commons
+// garden, and encrypted continuity backups.
+package plotsstorage
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/mongo"
+
+	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/platform"
+	"sharedworld.dev/services/plots-storage/internal/app"
+	plotevents "sharedworld.dev/services/plots-storage/internal/events"
+	plotshttp "sharedworld.dev/services/plots-storage/internal/http"
+	"sharedworld.dev/services/plots-storage/internal/seal"
+	"sharedworld.dev/services/plots-storage/internal/store"
+)
+
+// Name is the service's name.
+const Name = "plots-storage"
+
+// Body limits above the 1 MiB default (CONTRACT §11): a 1 MiB file in
+// base64 with its JSON, and a 5 MiB backup likewise.
+const (
+	WriteBodyLimit  = 2 << 20
+	BackupBodyLimit = 8 << 20
+)
+
+// Options are plots-storage's own settings.
+type Options struct {
+	// Seal sets the key-derivation costs of new backups; zero fields take
+	// seal.DefaultParams. Tests lower them; production keeps the defaults.
+	Seal seal.Params
+}
+
+// Service is the plots-storage service.
+type Service struct {
+	app      *app.App
+	handlers *plotshttp.Handlers
+	relay    *events.Relay
+	consumer *events.Consumer
+}
+
+// New builds the service, prepares its storage and creates the commons.
+func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
+	notify := &notifier{}
+	plots := store.NewPlots(deps.DB, notify, deps.Locks)
+	usage := store.NewUsage(deps.DB, deps.Locks)
+	files := store.NewFiles(deps.DB, notify, deps.Locks)
+	backups := store.NewBackups(deps.DB)
+	for _, ensure := range []func(context.Context) error{plots.EnsureIndexes, files.EnsureIndexes, backups.EnsureIndexes} {
+		if err := ensure(ctx); err != nil {
+			return nil, fmt.Errorf("plots-storage storage: %w", err)
+		}
+	}
+	s := &Service{}
+	s.relay = events.NewRelay(Name, deps.Publisher, deps.Logger, plots.OutboxCollection(), files.OutboxCollection()).
+		UseLocks(deps.Locks)
+	notify.relay = s.relay
+	s.app = &app.App{Plots: plots, Permissions: store.NewPermissions(deps.DB, deps.Locks), Usage: usage, Files: files, Backups: backups,
+		Sealer: seal.New(opts.Seal), Clock: deps.Clock, Log: deps.Logger}
+	if err := s.app.EnsureCommons(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.app.Repair(ctx); err != nil {
+		return nil, err
+	}
+	dir := citizens.NewDirectory(deps.DB, deps.Citizens).UseLocks(deps.Locks)
+	s.consumer = events.NewConsumer(events.ConsumerOptions{
+		Service: Name, Group: Name, Topics: plotevents.Consumed, Brokers: deps.Brokers,
+		Ledger: events.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,
+	})
+	s.handlers = &plotshttp.Handlers{App: s.app, Auth: deps.Auth, Citizens: dir}
+	return s, nil
+}
+
+// notifier lets the stores notify a relay built after them.
+type notifier struct{ relay *events.Relay }
+
+func (n *notifier) Notify(coll *mongo.Collection, id string) {
+	if n.relay != nil {
+		n.relay.Notify(coll, id)
+	}
+}
+
+// Name is "plots-storage".
+func (s *Service) Name() string { return Name }
+
+// Routes registers the public routes.
+func (s *Service) Routes(r fiber.Router) { s.handlers.Routes(r) }
+
+// BodyLimits raises the limit for file writes and backups.
+func (s *Service) BodyLimits() map[string]int {
+	return map[string]int{
+		"POST /api/world/storage/write":     WriteBodyLimit,
+		"POST /api/world/continuity/backup": BackupBodyLimit,
+	}
+}
+
+// Run publishes the outbox and keeps the citizens projection until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- s.consumer.Run(ctx) }()
+	s.relay.Run(ctx)
+	return <-done
+}
