@@ -1,0 +1,187 @@
+// Command bulletinbench measures GET /api/world/bulletin of a running world
+// against nginx serving the same bytes as a static file, side by side in one
+// run, with wrk as the load generator (a separate process for both).
+//
+//	go run ./hack/cmd/bulletinbench -world http://127.0.0.1:8080
+//
+// It seeds the world with citizens, plots, garden files and tickets through
+// the public API first, so the document has a realistic size. Needs wrk and
+// nginx on PATH (Debian: wrk, nginx-light); hack/bench/bulletin-vs-nginx.sh
+// installs them and starts the world.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+)
+
+func main() {
+	world := flag.String("world", "http://127.0.0.1:8080", "base URL of a running world")
+	citizens := flag.Int("citizens", 200, "citizens to seed (each claims a plot, plants, files a ticket)")
+	rounds := flag.Int("rounds", 3, "alternating rounds per target")
+	duration := flag.String("duration", "5s", "wrk duration per round")
+	conns := flag.Int("connections", 64, "wrk connections")
+	nginxPort := flag.Int("nginx-port", 18089, "port for nginx")
+	flag.Parse()
+
+	seed(*world, *citizens)
+	time.Sleep(500 * time.Millisecond) // let the last events reach the aggregator
+	body := get(*world+"/api/world/bulletin", false)
+	gz := get(*world+"/api/world/bulletin", true)
+	dir, err := os.MkdirTemp("", "bulletinbench-")
+	must(err)
+	defer os.RemoveAll(dir)
+	stopNginx := startNginx(dir, *nginxPort, body, gz)
+	defer stopNginx()
+
+	targets := []struct{ name, url, header string }{
+		{"bulletin", *world + "/api/world/bulletin", ""},
+		{"nginx", fmt.Sprintf("http://127.0.0.1:%d/bulletin.json", *nginxPort), ""},
+		{"bulletin gzip", *world + "/api/world/bulletin", "Accept-Encoding: gzip"},
+		{"nginx gzip", fmt.Sprintf("http://127.0.0.1:%d/bulletin.json", *nginxPort), "Accept-Encoding: gzip"},
+	}
+	results := map[string][]float64{}
+	for r := 0; r < *rounds; r++ {
+		for _, t := range targets {
+			results[t.name] = append(results[t.name], wrk(t.url, t.header, *duration, *conns))
+		}
+	}
+	fmt.Printf("document: %d bytes (%d gzip), %d citizens seeded, %d rounds of %s, %d connections\n", len(body), len(gz), *citizens, *rounds, *duration, *conns)
+	for _, pair := range [][2]string{{"bulletin", "nginx"}, {"bulletin gzip", "nginx gzip"}} {
+		a, b := median(results[pair[0]]), median(results[pair[1]])
+		fmt.Printf("%-14s %9.0f req/s   %-11s %9.0f req/s   ratio %.2f   (rounds: %v vs %v)\n", pair[0], a, pair[1], b, a/b, results[pair[0]], results[pair[1]])
+	}
+}
+
+func seed(world string, n int) {
+	for i := 0; i < n; i++ {
+		var reg struct {
+			AgentID     string          `json:"agent_id"`
+			Certificate json.RawMessage `json:"certificate"`
+		}
+		post(world+"/dev/idp/register", nil, map[string]any{"agent_name": fmt.Sprintf("Citizen %d", i)}, &reg)
+		h := map[string]string{"X-Agent-Id": reg.AgentID, "X-Agent-Certificate": string(reg.Certificate)}
+		post(world+"/api/world/register", h, map[string]any{"name": fmt.Sprintf("Citizen %d", i)}, nil)
+		post(world+"/api/world/plots/claim", h, map[string]any{"x": 1 + i%900, "y": 1 + i/900}, nil)
+		post(world+"/api/world/storage/write", h, map[string]any{"plot_id": "plot_0_0", "path": fmt.Sprintf("/garden/c%d/poem.md", i), "content": "aGVsbG8="}, nil)
+		if i%4 == 0 {
+			post(world+"/api/world/tickets", h, map[string]any{"category": "feature", "title": fmt.Sprintf("Idea %d", i), "description": "More benches."}, nil)
+		}
+	}
+}
+
+func post(url string, headers map[string]string, body any, out any) {
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	must(err)
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		raw, _ := io.ReadAll(resp.Body)
+		log.Fatalf("POST %s: %d %s", url, resp.StatusCode, raw)
+	}
+	if out != nil {
+		must(json.NewDecoder(resp.Body).Decode(out))
+	}
+}
+
+func get(url string, gzip bool) []byte {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if gzip {
+		req.Header.Set("Accept-Encoding", "gzip")
+	}
+	tr := &http.Transport{DisableCompression: true}
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	must(err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	must(err)
+	return b
+}
+
+func startNginx(dir string, port int, body, gz []byte) func() {
+	root := filepath.Join(dir, "www")
+	must(os.MkdirAll(root, 0o755))
+	must(os.WriteFile(filepath.Join(root, "bulletin.json"), body, 0o644))
+	must(os.WriteFile(filepath.Join(root, "bulletin.json.gz"), gz, 0o644))
+	conf := fmt.Sprintf(`worker_processes 1;
+daemon off;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path %[1]s/tmp; proxy_temp_path %[1]s/tmp; fastcgi_temp_path %[1]s/tmp; uwsgi_temp_path %[1]s/tmp; scgi_temp_path %[1]s/tmp;
+  types { application/json json; }
+  sendfile on; tcp_nopush on; keepalive_requests 1000000;
+  gzip_static on;
+  server { listen 127.0.0.1:%[2]d; root %[3]s; add_header Cache-Control "public, max-age=5"; etag on; }
+}
+`, dir, port, root)
+	must(os.MkdirAll(filepath.Join(dir, "tmp"), 0o755))
+	confPath := filepath.Join(dir, "nginx.conf")
+	must(os.WriteFile(confPath, []byte(conf), 0o644))
+	cmd := exec.Command("nginx", "-c", confPath, "-p", dir)
+	cmd.Stderr = os.Stderr
+	must(cmd.Start())
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/bulletin.json", port)); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			log.Fatal("nginx did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+}
+
+var rpsLine = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+
+// wrk runs one round (one wrk thread: the machine's other core serves).
+func wrk(url, header, duration string, conns int) float64 {
+	args := []string{"-t1", "-c" + strconv.Itoa(conns), "-d" + duration}
+	if header != "" {
+		args = append(args, "-H", header)
+	}
+	out, err := exec.Command("wrk", append(args, url)...).CombinedOutput()
+	if err != nil {
+		log.Fatalf("wrk: %v\n%s", err, out)
+	}
+	m := rpsLine.FindSubmatch(out)
+	if m == nil {
+		log.Fatalf("wrk output without Requests/sec:\n%s", out)
+	}
+	v, _ := strconv.ParseFloat(string(m[1]), 64)
+	return v
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func must(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
