@@ -4,6 +4,7 @@
 //
 //	go run ./hack/cmd/bulletinbench -world http://127.0.0.1:8080
 //
+// It also times writes from acceptance to their line on the live feed.
 // It seeds the world with citizens, plots, garden files and tickets through
 // the public API first, so the document has a realistic size. Needs wrk and
 // nginx on PATH (Debian: wrk, nginx-light); hack/bench/bulletin-vs-nginx.sh
@@ -24,6 +25,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -34,9 +36,13 @@ func main() {
 	duration := flag.String("duration", "5s", "wrk duration per round")
 	conns := flag.Int("connections", 64, "wrk connections")
 	nginxPort := flag.Int("nginx-port", 18089, "port for nginx")
+	writes := flag.Int("latency-writes", 300, "garden writes timed from acceptance to their live feed line (0: skip)")
 	flag.Parse()
 
 	seed(*world, *citizens)
+	if *writes > 0 {
+		latency(*world, *writes)
+	}
 	time.Sleep(500 * time.Millisecond) // let the last events reach the aggregator
 	body := get(*world+"/api/world/bulletin", false)
 	gz := get(*world+"/api/world/bulletin", true)
@@ -151,7 +157,8 @@ http {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	// SIGTERM lets the master stop its worker too (a kill would orphan it).
+	return func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() }
 }
 
 var rpsLine = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
