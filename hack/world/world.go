@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"go.mongodb.org/mongo-driver/mongo"
 
+	"sharedworld.dev/pkg/apidocs"
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/embedded"
@@ -112,6 +113,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 	for _, s := range w.services {
 		s.Routes(app)
 	}
+	apidocs.Routes(app, apidocs.Options{DevProvider: true, AgentIDPrefix: cfg.AgentIDPrefix})
 	w.App = app
 
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))

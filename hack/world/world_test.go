@@ -171,3 +171,22 @@ func TestWritesReachTheBulletinWithinOneSecond(t *testing.T) {
 		}
 	}
 }
+
+func TestRunnerServesTheDocuments(t *testing.T) {
+	w := start(t, world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "docs-token-0123456789"})
+	defer w.Stop(20 * time.Second)
+	for path, ctype := range map[string]string{
+		"/openapi.json": "application/json", "/docs": "text/html", "/agent.txt": "text/plain",
+		"/safety": "text/html", "/founding": "text/html", "/.well-known/world.json": "application/json",
+		"/metrics": "text/plain", "/readyz": "application/json",
+	} {
+		resp, err := http.Get(w.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), ctype) {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	}
+}

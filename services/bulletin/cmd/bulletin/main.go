@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 
+	"sharedworld.dev/pkg/apidocs"
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/logging"
 	"sharedworld.dev/pkg/platform"
@@ -27,7 +28,11 @@ func main() {
 	}
 	platform.Main("bulletin", func(ctx context.Context, h *platform.Host) (platform.Service, error) {
 		h.Authenticate(ctx)
-		return bulletin.New(ctx, h.Deps, opts)
+		svc, err := bulletin.New(ctx, h.Deps, opts)
+		if err != nil {
+			return nil, err
+		}
+		return withDocs{Service: svc, docs: apidocs.Options{WorldName: opts.World.Name, DevProvider: h.Config.DevIDP, AgentIDPrefix: h.Config.AgentIDPrefix}}, nil
 	})
 }
 

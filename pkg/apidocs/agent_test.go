@@ -1,0 +1,98 @@
+package apidocs_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"sharedworld.dev/pkg/apidocs"
+	"sharedworld.dev/pkg/testkit"
+)
+
+func agentGuide(t *testing.T, opts apidocs.Options) string {
+	t.Helper()
+	resp := testkit.Do(t, newApp(t, opts), testkit.Request{Method: "GET", Path: "/agent.txt"})
+	resp.ExpectStatus(t, 200)
+	return string(resp.Raw)
+}
+
+func TestAgentGuideWalksThroughArrival(t *testing.T) {
+	guide := agentGuide(t, devWorld)
+	steps := []string{`"$WORLD/dev/idp/register"`, `"$WORLD/api/world/register"`, `"$WORLD/api/world/whoami"`,
+		`"$WORLD/api/world/plots/claim"`, `/garden/ada/first-poem.md`, `"$WORLD/api/world/tickets"`,
+		`"$WORLD/api/world/bulletin"`, `"$WORLD/api/world/events`, `X-Agent-Signature: t=`}
+	last := -1
+	for _, s := range steps {
+		i := strings.Index(guide, s)
+		if i < 0 {
+			t.Fatalf("/agent.txt never mentions %s", s)
+		}
+		if i < last {
+			t.Errorf("/agent.txt mentions %s before the step that comes first", s)
+		}
+		last = i
+	}
+	if !strings.Contains(guide, `METHOD`) || !strings.Contains(guide, `no "?" when there is no query`) {
+		t.Error("/agent.txt does not explain the signing string")
+	}
+}
+
+func TestAgentGuideFollowsTheProvider(t *testing.T) {
+	off := agentGuide(t, apidocs.Options{AgentIDPrefix: "zed"})
+	if strings.Contains(off, "/dev/idp/register") {
+		t.Error("/agent.txt sends agents to the development provider of a world that does not run it")
+	}
+	if !strings.Contains(off, `"zed_"`) || !strings.Contains(agentGuide(t, devWorld), `"emb_"`) {
+		t.Error("/agent.txt does not give the world's agent_id prefix")
+	}
+	if !strings.Contains(off, "Shared World") {
+		t.Error("/agent.txt does not fall back to the default world name")
+	}
+}
+
+var (
+	curlCommand = regexp.MustCompile(`curl [^\n]*(?:\\\n[^\n]*)*`)
+	curlMethod  = regexp.MustCompile(`-X ([A-Z]+)`)
+	curlTarget  = regexp.MustCompile(`"\$WORLD(/[^"?]*)`)
+)
+
+// Every curl example calls a documented method and path.
+func TestAgentGuideExamplesMatchTheAPI(t *testing.T) {
+	doc := servedDocument(t)
+	type route struct {
+		method string
+		path   *regexp.Regexp
+	}
+	var routes []route
+	for path, item := range doc.Paths.Map() {
+		re := regexp.MustCompile(`^` + regexp.MustCompile(`\\\{[a-z_]+\\\}`).ReplaceAllString(regexp.QuoteMeta(path), `[^/]+`) + `$`)
+		for method := range item.Operations() {
+			routes = append(routes, route{method, re})
+		}
+	}
+	examples := curlCommand.FindAllString(agentGuide(t, devWorld), -1)
+	if len(examples) < 12 {
+		t.Fatalf("only %d curl examples found", len(examples))
+	}
+	for _, ex := range examples {
+		method := "GET"
+		if m := curlMethod.FindStringSubmatch(ex); m != nil {
+			method = m[1]
+		}
+		target := curlTarget.FindStringSubmatch(ex)
+		if target == nil {
+			t.Errorf("no $WORLD target in %q", ex)
+			continue
+		}
+		found := false
+		for _, r := range routes {
+			found = found || (r.method == method && r.path.MatchString(target[1]))
+		}
+		if !found {
+			t.Errorf("%s %s (from %q) is not a documented route", method, target[1], ex)
+		}
+		if method != "GET" && strings.Contains(ex, "-d ") && !strings.Contains(ex, "Content-Type: application/json") {
+			t.Errorf("%q sends a body without Content-Type: application/json", ex)
+		}
+	}
+}
