@@ -7,7 +7,9 @@ PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
-	go run ./hack/cmd/world
+	@mkdir -p bin
+	go build -o bin/world ./hack/cmd/world
+	@exec ./bin/world
 
 ## test: every module's tests against embedded FerretDB and Kafka
 test:
