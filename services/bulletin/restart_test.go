@@ -120,9 +120,10 @@ func TestRestartResumesAndRebuildReplays(t *testing.T) {
 	}
 }
 
-// TestBulletinRequestsNeverTouchMongoDB counts every command the bulletin's
-// MongoDB client sends while the bulletin is being read: none (CONTRACT §6).
-func TestBulletinRequestsNeverTouchMongoDB(t *testing.T) {
+// TestBulletinAndBoardRequestsNeverTouchMongoDB counts every command the
+// bulletin's MongoDB client sends while the bulletin and the web board are
+// being read: none (CONTRACT §6, §9).
+func TestBulletinAndBoardRequestsNeverTouchMongoDB(t *testing.T) {
 	dir, err := os.MkdirTemp("", "bulletin-monitor-*")
 	if err != nil {
 		t.Fatal(err)
@@ -160,6 +161,17 @@ func TestBulletinRequestsNeverTouchMongoDB(t *testing.T) {
 	}
 	if n := commands.Load() - before; n != 0 {
 		t.Fatalf("200 bulletin requests sent %d MongoDB commands", n)
+	}
+	before = commands.Load()
+	for i := range 200 { // the first renders the page, the rest copy it
+		headers := map[string]string{}
+		if i%2 == 1 {
+			headers["Accept-Encoding"] = "gzip"
+		}
+		w.do(t, http.MethodGet, "/", nil, headers).ExpectStatus(t, 200)
+	}
+	if n := commands.Load() - before; n != 0 {
+		t.Fatalf("200 web board requests sent %d MongoDB commands", n)
 	}
 	if before == 0 {
 		t.Fatal("the monitor saw no commands at all; it is not watching the bulletin's client")

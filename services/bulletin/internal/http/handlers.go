@@ -1,5 +1,6 @@
 // Package http is the bulletin's Fiber adapter: the bulletin document, the
-// feed (pages and live stream) and the ambassador's announcement routes.
+// web board, the feed (pages and live stream) and the ambassador's
+// announcement routes.
 package http
 
 import (
@@ -22,10 +23,13 @@ type Handlers struct {
 	Heartbeat time.Duration
 	// Streams is the context live streams run under; it ends at shutdown.
 	Streams context.Context
+
+	boardCache boardCache
 }
 
 // Routes registers the public routes.
 func (h *Handlers) Routes(r fiber.Router) {
+	r.Get("/", h.board)
 	r.Get("/api/world/bulletin", h.bulletin)
 	r.Get("/api/world/events", h.events)
 	ambassador := auth.Ambassador(h.AmbassadorToken)
