@@ -40,6 +40,7 @@ type World struct {
 	ln       net.Listener
 	services []platform.Service
 	cancelBG context.CancelFunc
+	endLife  context.CancelFunc
 	bgDone   chan struct{}
 	served   chan error
 }
@@ -80,7 +81,10 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 		return nil, err
 	}
 	verifier := auth.NewVerifier(auth.VerifierOptions{Provider: dev, Prefix: cfg.AgentIDPrefix, Logger: log, RevocationRefresh: 10 * time.Second})
-	verifier.Start(ctx)
+	// The verifier's refresh loop lives as long as the world, not as the caller's ctx.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	w.endLife = endLife
+	verifier.Start(life)
 	requireSig := cfg.RequireSignatures
 	mw := &auth.Middleware{Verifier: verifier, Replay: auth.NewReplayCache(), RequireSignatures: func() bool { return requireSig }}
 	base.Auth = mw
@@ -177,6 +181,9 @@ func (w *World) startDependencies(ctx context.Context) error {
 }
 
 func (w *World) stopDependencies() {
+	if w.endLife != nil {
+		w.endLife()
+	}
 	if w.writer != nil {
 		_ = w.writer.Close()
 	}

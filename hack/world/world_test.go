@@ -184,9 +184,10 @@ func TestRunnerServesTheDocuments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), ctype) {
-			t.Errorf("%s: %d %s", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+			t.Errorf("%s: %d %s %.300s", path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
 	}
 }

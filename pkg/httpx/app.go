@@ -45,8 +45,12 @@ func NewApp(o Options) *fiber.App {
 		maxBody = max(maxBody, n)
 	}
 	app := fiber.New(fiber.Config{
-		AppName:               "sharedworld-" + o.Service,
-		ErrorHandler:          ErrorHandler,
+		AppName:      "sharedworld-" + o.Service,
+		ErrorHandler: ErrorHandler,
+		// Strings from the request (method, params, headers) are copies, not
+		// views of fasthttp's reused buffers: metric labels, log attributes,
+		// cache keys and goroutines may keep them past the request.
+		Immutable:             true,
 		BodyLimit:             maxBody + 64<<10,
 		DisableStartupMessage: true,
 		ReadTimeout:           30 * time.Second,
