@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sort"
 	"sync"
 	"time"
 
@@ -53,6 +54,7 @@ type Relay struct {
 	service string
 	pub     Publisher
 	colls   map[string]*mongo.Collection
+	order   []string // collection names as given: an aggregate's earlier events first
 	log     *slog.Logger
 	wake    chan struct{}
 	locks   *mongox.Locks
@@ -66,7 +68,9 @@ type Relay struct {
 }
 
 // NewRelay builds a relay for a service's collections that carry outboxes.
-// Documents in them must have string _ids.
+// Documents in them must have string _ids. When one aggregate's events are
+// spread over several collections, list the collection of its earlier
+// events first: the relay drains collections in this order.
 func NewRelay(service string, pub Publisher, log *slog.Logger, colls ...*mongo.Collection) *Relay {
 	if log == nil {
 		log = slog.Default()
@@ -75,6 +79,7 @@ func NewRelay(service string, pub Publisher, log *slog.Logger, colls ...*mongo.C
 		SweepEvery: time.Minute, pending: map[string]map[string]struct{}{}, sweep: true}
 	for _, c := range colls {
 		r.colls[c.Name()] = c
+		r.order = append(r.order, c.Name())
 	}
 	return r
 }
@@ -179,8 +184,8 @@ func (r *Relay) Drain(ctx context.Context) (int, error) {
 		}
 	}
 	if sweep {
-		for _, coll := range r.colls {
-			n, err := r.sweepCollection(ctx, coll)
+		for _, name := range r.order {
+			n, err := r.sweepCollection(ctx, r.colls[name])
 			sent += n
 			if err != nil {
 				fail(err, r.Kick)
@@ -188,9 +193,9 @@ func (r *Relay) Drain(ctx context.Context) (int, error) {
 			}
 		}
 	}
-	for name, ids := range work {
-		coll := r.colls[name]
-		if coll == nil {
+	for _, name := range r.order {
+		ids, coll := work[name], r.colls[name]
+		if len(ids) == 0 {
 			continue
 		}
 		list := make([]string, 0, len(ids))
@@ -276,17 +281,23 @@ func (r *Relay) publish(ctx context.Context, coll *mongo.Collection, docs []pend
 	if len(docs) == 0 {
 		return 0, nil
 	}
-	var msgs []kafka.Message
-	var types []string
+	var evs []Event
 	for _, d := range docs {
 		for _, raw := range d.Outbox {
 			var e Event
 			if err := bson.Unmarshal(raw, &e); err != nil {
 				return 0, fmt.Errorf("decode outbox entry in %s: %w", coll.Name(), err)
 			}
-			msgs = append(msgs, e.Message())
-			types = append(types, e.Type)
+			evs = append(evs, e)
 		}
+	}
+	// Oldest first across documents too; a stable sort keeps each
+	// document's own order for events of the same instant.
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time.Before(evs[j].Time) })
+	msgs := make([]kafka.Message, len(evs))
+	types := make([]string, len(evs))
+	for i, e := range evs {
+		msgs[i], types[i] = e.Message(), e.Type
 	}
 	if err := r.pub.WriteMessages(ctx, msgs...); err != nil {
 		var we kafka.WriteErrors
