@@ -83,10 +83,7 @@ func TestRestartResumesAndRebuildReplays(t *testing.T) {
 	evs := everyEventType()
 	w.kit.Publish(evs...)
 	w.waitHandled(t, int64(len(evs)))
-	before := w.waitRendered(t, "all rendered", func(d map[string]any) bool {
-		p, _ := d["pinned"].(map[string]any)
-		return p != nil && p["post_id"] == "ann_00000010" && len(d["feed"].([]any)) == 16
-	})
+	before := w.waitRendered(t, "all rendered", everyEventRendered)
 	beforeRaw := jsonOf(t, before)
 	w.stop()
 
@@ -152,7 +149,7 @@ func TestBulletinAndBoardRequestsNeverTouchMongoDB(t *testing.T) {
 	evs := everyEventType()
 	w.kit.Publish(evs...)
 	w.waitHandled(t, int64(len(evs)))
-	w.waitRendered(t, "all rendered", func(d map[string]any) bool { return len(d["feed"].([]any)) == 16 })
+	w.waitRendered(t, "all rendered", everyEventRendered)
 	w.stop() // no background work from here on
 
 	before := commands.Load()
