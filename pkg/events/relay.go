@@ -77,9 +77,18 @@ func NewRelay(service string, pub Publisher, log *slog.Logger, colls ...*mongo.C
 	}
 	r := &Relay{service: service, pub: pub, colls: map[string]*mongo.Collection{}, log: log, wake: make(chan struct{}, 1),
 		SweepEvery: time.Minute, pending: map[string]map[string]struct{}{}, sweep: true}
+	return r.Add(colls...)
+}
+
+// Add registers more collections (after those already known, in order).
+// A service builds its relay first, hands it to its stores as their
+// Notifier, then adds the stores' collections.
+func (r *Relay) Add(colls ...*mongo.Collection) *Relay {
 	for _, c := range colls {
-		r.colls[c.Name()] = c
-		r.order = append(r.order, c.Name())
+		if _, known := r.colls[c.Name()]; !known {
+			r.colls[c.Name()] = c
+			r.order = append(r.order, c.Name())
+		}
 	}
 	return r
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
@@ -87,13 +86,12 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := s.aggregator.Load(ctx); err != nil {
 		return nil, err
 	}
-	notify := &notifier{}
-	announcements := store.NewAnnouncements(deps.DB, notify, deps.Locks)
-	s.relay = events.NewRelay("bulletin", deps.Publisher, deps.Logger, announcements.Collection())
+	s.relay = events.NewRelay("bulletin", deps.Publisher, deps.Logger)
+	announcements := store.NewAnnouncements(deps.DB, s.relay, deps.Locks)
+	s.relay.Add(announcements.Collection())
 	if deps.Locks != nil {
 		s.relay.UseLocks(deps.Locks)
 	}
-	notify.relay = s.relay
 	s.handlers = &bulletinhttp.Handlers{
 		Board:           s.aggregator.Board(),
 		Feed:            app.NewFeed(st.feed, s.hub, epoch),
@@ -120,15 +118,6 @@ func openStores(ctx context.Context, deps platform.Deps) (stores, error) {
 		return st, fmt.Errorf("bulletin storage: %w", err)
 	}
 	return st, nil
-}
-
-// notifier lets the store notify a relay built after it.
-type notifier struct{ relay *events.Relay }
-
-func (n *notifier) Notify(coll *mongo.Collection, id string) {
-	if n.relay != nil {
-		n.relay.Notify(coll, id)
-	}
 }
 
 // Name is "bulletin".

@@ -42,16 +42,15 @@ func OpenDevProvider(ctx context.Context, db *mongo.Database, prefix string) (*d
 // New builds the identity service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	s := &Service{}
-	relayTarget := &kicker{}
 	if deps.Locks == nil {
 		deps.Locks = mongox.NewLocks()
 	}
-	citizenStore := store.NewCitizens(deps.DB, relayTarget, deps.Locks)
+	s.relay = events.NewRelay("identity", deps.Publisher, deps.Logger).UseLocks(deps.Locks)
+	citizenStore := store.NewCitizens(deps.DB, s.relay, deps.Locks)
+	s.relay.Add(citizenStore.Collection())
 	if err := citizenStore.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("identity storage: %w", err)
 	}
-	s.relay = events.NewRelay("identity", deps.Publisher, deps.Logger, citizenStore.Collection()).UseLocks(deps.Locks)
-	relayTarget.relay = s.relay
 	s.app = app.New(citizenStore, deps.Clock, deps.Logger)
 	if err := s.app.RepairPending(ctx); err != nil {
 		return nil, err
@@ -61,15 +60,6 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		s.dev = &identityhttp.DevIDP{Provider: opts.DevProvider, Verifier: deps.Auth.Verifier, Auth: deps.Auth, Clock: deps.Clock, AmbassadorToken: deps.AmbassadorToken}
 	}
 	return s, nil
-}
-
-// kicker lets the store notify a relay built after it.
-type kicker struct{ relay *events.Relay }
-
-func (k *kicker) Notify(coll *mongo.Collection, id string) {
-	if k.relay != nil {
-		k.relay.Notify(coll, id)
-	}
 }
 
 // Name is "identity".

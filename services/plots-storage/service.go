@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/gofiber/fiber/v2"
-	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
@@ -47,20 +46,18 @@ type Service struct {
 
 // New builds the service, prepares its storage and creates the commons.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
-	notify := &notifier{}
-	plots := store.NewPlots(deps.DB, notify, deps.Locks)
+	s := &Service{}
+	s.relay = events.NewRelay(Name, deps.Publisher, deps.Logger).UseLocks(deps.Locks)
+	plots := store.NewPlots(deps.DB, s.relay, deps.Locks)
 	usage := store.NewUsage(deps.DB, deps.Locks)
-	files := store.NewFiles(deps.DB, notify, deps.Locks)
+	files := store.NewFiles(deps.DB, s.relay, deps.Locks)
+	s.relay.Add(plots.OutboxCollection(), files.OutboxCollection())
 	backups := store.NewBackups(deps.DB)
 	for _, ensure := range []func(context.Context) error{plots.EnsureIndexes, files.EnsureIndexes, backups.EnsureIndexes} {
 		if err := ensure(ctx); err != nil {
 			return nil, fmt.Errorf("plots-storage storage: %w", err)
 		}
 	}
-	s := &Service{}
-	s.relay = events.NewRelay(Name, deps.Publisher, deps.Logger, plots.OutboxCollection(), files.OutboxCollection()).
-		UseLocks(deps.Locks)
-	notify.relay = s.relay
 	s.app = &app.App{Plots: plots, Permissions: store.NewPermissions(deps.DB, deps.Locks), Usage: usage, Files: files, Backups: backups,
 		Sealer: seal.New(opts.Seal), Clock: deps.Clock, Log: deps.Logger}
 	if err := s.app.EnsureCommons(ctx); err != nil {
@@ -76,15 +73,6 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	})
 	s.handlers = &plotshttp.Handlers{App: s.app, Auth: deps.Auth, Citizens: dir}
 	return s, nil
-}
-
-// notifier lets the stores notify a relay built after them.
-type notifier struct{ relay *events.Relay }
-
-func (n *notifier) Notify(coll *mongo.Collection, id string) {
-	if n.relay != nil {
-		n.relay.Notify(coll, id)
-	}
 }
 
 // Name is "plots-storage".

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens"
 	eventkit "sharedworld.dev/pkg/events"
@@ -44,16 +43,15 @@ const repairWindow = 24 * time.Hour
 
 // New builds the tickets service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
-	kick := &kicker{}
-	st := store.New(deps.DB, ticketevents.Encode, kick, deps.Logger)
+	relay := eventkit.NewRelay("tickets", deps.Publisher, deps.Logger)
+	st := store.New(deps.DB, ticketevents.Encode, relay, deps.Logger)
+	relay.Add(st.OutboxCollections()...) // filings before changes: a ticket's first event first
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("tickets storage: %w", err)
 	}
 	if err := st.Repair(ctx, deps.Clock.Now().Add(-repairWindow)); err != nil {
 		return nil, fmt.Errorf("tickets storage: %w", err)
 	}
-	relay := eventkit.NewRelay("tickets", deps.Publisher, deps.Logger, st.OutboxCollections()...)
-	kick.relay = relay
 	dir := citizens.NewDirectory(deps.DB, deps.Citizens).UseLocks(deps.Locks)
 	consumer := eventkit.NewConsumer(eventkit.ConsumerOptions{
 		Service: "tickets", Group: "tickets", Topics: citizens.Topics, Brokers: deps.Brokers,
@@ -66,15 +64,6 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		relay:    relay,
 		consumer: consumer,
 	}, nil
-}
-
-// kicker lets the store notify a relay built after it.
-type kicker struct{ relay *eventkit.Relay }
-
-func (k *kicker) Notify(coll *mongo.Collection, id string) {
-	if k.relay != nil {
-		k.relay.Notify(coll, id)
-	}
 }
 
 // Name is "tickets".
