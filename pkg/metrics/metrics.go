@@ -17,50 +17,52 @@ func newRegistry() *prometheus.Registry {
 	return r
 }
 
-func register[C prometheus.Collector](c C) C {
+// Register adds a service's own collector to the process registry (once per
+// process: declare service collectors as package variables).
+func Register[C prometheus.Collector](c C) C {
 	Registry.MustRegister(c)
 	return c
 }
 
 var (
 	// HTTPRequests counts requests by route and status class (RED: rate, errors).
-	HTTPRequests = register(prometheus.NewCounterVec(prometheus.CounterOpts{
+	HTTPRequests = Register(prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sharedworld_http_requests_total",
 		Help: "HTTP requests handled, by service, method, route pattern and status code.",
 	}, []string{"service", "method", "route", "code"}))
 	// HTTPDuration measures request latency (RED: duration).
-	HTTPDuration = register(prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	HTTPDuration = Register(prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "sharedworld_http_request_duration_seconds",
 		Help:    "HTTP request latency in seconds, by service, method and route pattern.",
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
 	}, []string{"service", "method", "route"}))
 	// EventsPublished counts events the outbox relay delivered to Kafka.
-	EventsPublished = register(prometheus.NewCounterVec(prometheus.CounterOpts{
+	EventsPublished = Register(prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sharedworld_events_published_total",
 		Help: "Events published to Kafka by the outbox relay, by service and event type.",
 	}, []string{"service", "type"}))
 	// PublishErrors counts failed publish attempts (retried).
-	PublishErrors = register(prometheus.NewCounterVec(prometheus.CounterOpts{
+	PublishErrors = Register(prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sharedworld_events_publish_errors_total",
 		Help: "Failed attempts to publish outbox events to Kafka (they are retried).",
 	}, []string{"service"}))
 	// OutboxBacklog is the number of events written but not yet published.
-	OutboxBacklog = register(prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	OutboxBacklog = Register(prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "sharedworld_outbox_backlog_events",
 		Help: "Events waiting in the outbox, as seen by the relay's last sweep.",
 	}, []string{"service"}))
 	// EventsConsumed counts events applied by consumers.
-	EventsConsumed = register(prometheus.NewCounterVec(prometheus.CounterOpts{
+	EventsConsumed = Register(prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sharedworld_events_consumed_total",
 		Help: "Events handled by a consumer, by service, event type and result (applied, duplicate, skipped).",
 	}, []string{"service", "type", "result"}))
 	// ConsumeErrors counts failed applies (retried).
-	ConsumeErrors = register(prometheus.NewCounterVec(prometheus.CounterOpts{
+	ConsumeErrors = Register(prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sharedworld_events_apply_errors_total",
 		Help: "Failed attempts to apply a consumed event (retried with backoff).",
 	}, []string{"service", "type"}))
 	// ConsumerLag is the number of messages behind the partition head.
-	ConsumerLag = register(prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	ConsumerLag = Register(prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "sharedworld_consumer_lag_messages",
 		Help: "Messages between a consumer's position and the partition head, by service and topic.",
 	}, []string{"service", "topic"}))

@@ -12,32 +12,32 @@ import (
 // The bulletin's own collectors, registered once on the process registry
 // (one process may build several services, in tests and the local runner).
 var (
-	eventsApplied = register(prometheus.NewCounterVec(prometheus.CounterOpts{
+	eventsApplied = metrics.Register(prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sharedworld_bulletin_events_applied_total",
 		Help: "Events the aggregator applied, by event type and result (changed, unchanged).",
 	}, []string{"type", "result"}))
-	applyErrors = register(prometheus.NewCounterVec(prometheus.CounterOpts{
+	applyErrors = metrics.Register(prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sharedworld_bulletin_apply_errors_total",
 		Help: "Events the aggregator failed to apply, by event type and reason (invalid: skipped for good; store: retried).",
 	}, []string{"type", "reason"}))
-	sseSubscribers = register(prometheus.NewGauge(prometheus.GaugeOpts{
+	sseSubscribers = metrics.Register(prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "sharedworld_bulletin_sse_subscribers",
 		Help: "Clients connected to the live feed stream.",
 	}))
-	sseDropped = register(prometheus.NewCounter(prometheus.CounterOpts{
+	sseDropped = metrics.Register(prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "sharedworld_bulletin_sse_dropped_total",
 		Help: "Live feed clients dropped because they did not keep up.",
 	}))
-	renderSeconds = register(prometheus.NewHistogram(prometheus.HistogramOpts{
+	renderSeconds = metrics.Register(prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "sharedworld_bulletin_render_seconds",
 		Help:    "Time to build, encode and compress the bulletin document.",
 		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1},
 	}))
-	documentBytes = register(prometheus.NewGauge(prometheus.GaugeOpts{
+	documentBytes = metrics.Register(prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "sharedworld_bulletin_document_bytes",
 		Help: "Size of the rendered bulletin document, uncompressed.",
 	}))
-	_ = register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	_ = metrics.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "sharedworld_bulletin_staleness_seconds",
 		Help: "Seconds since the aggregator last applied an event (0 before the first).",
 	}, staleness))
@@ -53,9 +53,4 @@ func staleness() float64 {
 		return 0
 	}
 	return time.Since(time.Unix(0, t)).Seconds()
-}
-
-func register[C prometheus.Collector](c C) C {
-	metrics.Registry.MustRegister(c)
-	return c
 }
