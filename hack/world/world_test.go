@@ -75,6 +75,18 @@ func TestRestartKeepsTheWorld(t *testing.T) {
 	if s, b := c.do("POST", "/api/world/tickets", map[string]any{"category": "bug", "title": "Lamp", "description": "The lamp flickers."}, ada); s != 201 {
 		t.Fatalf("file ticket: %d %v", s, b)
 	}
+	// The bulletin has seen both writes before the world stops.
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		_, doc := c.do("GET", "/api/world/bulletin", nil, nil)
+		if fb, _ := doc["feedback"].(map[string]any); fb != nil && fb["open_tickets"] == float64(1) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the ticket never reached the bulletin")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err := w.Stop(20 * time.Second); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
@@ -82,6 +94,11 @@ func TestRestartKeepsTheWorld(t *testing.T) {
 	w = start(t, cfg)
 	defer w.Stop(20 * time.Second)
 	c = client{t, w.URL}
+	// Right after the restart, before any new event, the bulletin is whole.
+	_, doc := c.do("GET", "/api/world/bulletin", nil, nil)
+	if doc["world"].(map[string]any)["population"] != float64(1) || doc["feedback"].(map[string]any)["open_tickets"] != float64(1) {
+		t.Fatalf("after restart the bulletin must be served from its stored projections: %v %v", doc["world"], doc["feedback"])
+	}
 	s, b := c.do("GET", "/api/world/whoami", nil, ada)
 	if s != 200 || b["registered"] != true {
 		t.Fatalf("after restart the citizen and her certificate must still be valid: %d %v", s, b)
