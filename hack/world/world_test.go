@@ -42,6 +42,36 @@ func (c client) do(method, path string, body any, headers map[string]string) (in
 	return resp.StatusCode, out
 }
 
+// raw sends a body as given (possibly malformed) and decodes any JSON answer.
+func (c client) raw(method, path, body string, headers map[string]string) (int, map[string]any) {
+	c.t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, c.base+path, r)
+	if err != nil {
+		return 400, map[string]any{"ok": false, "hint": "unsendable"}
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(raw, &out); err != nil && resp.StatusCode >= 400 {
+		return resp.StatusCode, map[string]any{"raw": string(raw)}
+	}
+	return resp.StatusCode, out
+}
+
 func start(t *testing.T, cfg world.Config) *world.World {
 	t.Helper()
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
