@@ -44,7 +44,7 @@ const repairWindow = 24 * time.Hour
 // New builds the tickets service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	relay := eventkit.NewRelay("tickets", deps.Publisher, deps.Logger)
-	st := store.New(deps.DB, ticketevents.Encode, relay, deps.Logger)
+	st := store.New(deps.DB, ticketevents.Encode, relay, deps.Logger, deps.Locks)
 	relay.Add(st.OutboxCollections()...) // filings before changes: a ticket's first event first
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("tickets storage: %w", err)

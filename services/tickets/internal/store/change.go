@@ -143,7 +143,9 @@ func (s *Store) project(ctx context.Context, before ticketDoc, ch changeDoc) {
 // change's; the version guard makes a repeated roll-forward a no-op.
 func (s *Store) writeProjection(ctx context.Context, before ticketDoc, ch changeDoc) error {
 	after := ch.applyTo(before)
-	_, err := s.tickets.UpdateOne(ctx, bson.M{"_id": before.ID, "version": before.Version}, bson.M{"$set": bson.M{
+	// The caller holds the ticket's lock; on the exclusive embedded backend
+	// that is the guard, and an exact _id filter is an index lookup there.
+	_, err := s.tickets.UpdateOne(ctx, s.locks.ByID(before.ID, bson.M{"version": before.Version}), bson.M{"$set": bson.M{
 		"status": after.Status, "response": after.Response, "updated_at": after.UpdatedAt,
 		"upvotes": after.Upvotes, "upvoters": after.Upvoters, "version": after.Version,
 	}})

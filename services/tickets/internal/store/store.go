@@ -55,16 +55,20 @@ type Store struct {
 }
 
 // New uses db's "filings", "ticket_changes" and "tickets" collections.
-func New(db *mongo.Database, encode Encoder, notify eventkit.Notifier, log *slog.Logger) *Store {
+// locks are the process's document locks (nil: a set of its own).
+func New(db *mongo.Database, encode Encoder, notify eventkit.Notifier, log *slog.Logger, locks *mongox.Locks) *Store {
 	if notify == nil {
 		notify = eventkit.NopNotifier{}
 	}
 	if log == nil {
 		log = slog.Default()
 	}
+	if locks == nil {
+		locks = mongox.NewLocks()
+	}
 	return &Store{
 		filings: db.Collection("filings"), changes: db.Collection("ticket_changes"), tickets: db.Collection("tickets"),
-		encode: encode, notify: notify, log: log, locks: mongox.NewLocks(), stale: map[string]bool{},
+		encode: encode, notify: notify, log: log, locks: locks, stale: map[string]bool{},
 	}
 }
 
