@@ -61,3 +61,7 @@ func (l *Locks) ByID(id string, guard bson.M) bson.M {
 	}
 	return f
 }
+
+// IsExclusive reports whether this process is the only writer (see Exclusive):
+// a service may then keep an in-memory index of what it wrote.
+func (l *Locks) IsExclusive() bool { return l != nil && l.exclusive }

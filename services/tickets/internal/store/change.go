@@ -112,6 +112,7 @@ func (s *Store) load(ctx context.Context, id string) (ticketDoc, bool, error) {
 		if _, err := s.tickets.InsertOne(ctx, d); err != nil && !mongox.IsDuplicate(err) {
 			return d, false, fmt.Errorf("project filing %s: %w", id, err)
 		}
+		s.index.put(d)
 	}
 	for {
 		var ch changeDoc
@@ -152,6 +153,7 @@ func (s *Store) writeProjection(ctx context.Context, before ticketDoc, ch change
 	if err != nil {
 		return fmt.Errorf("project change %s: %w", ch.ID, err)
 	}
+	s.index.put(after)
 	return nil
 }
 

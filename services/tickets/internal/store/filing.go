@@ -61,5 +61,7 @@ func (s *Store) insertProjection(ctx context.Context, d ticketDoc) {
 	defer unlock()
 	if _, err := s.tickets.InsertOne(ctx, d); err != nil && !mongox.IsDuplicate(err) {
 		s.markStale(d.ID, err)
+		return
 	}
+	s.index.put(d)
 }

@@ -24,6 +24,9 @@ type ListQuery struct {
 // position bound is a range on the index, never a skip, so a page deep in
 // the list costs what the first one does.
 func (s *Store) List(ctx context.Context, q ListQuery) ([]domain.Snapshot, error) {
+	if s.index != nil {
+		return s.listFromIndex(ctx, q)
+	}
 	filter := bson.M{}
 	if q.Filter.Status != nil {
 		filter["status"] = string(*q.Filter.Status)
@@ -63,6 +66,9 @@ func (s *Store) List(ctx context.Context, q ListQuery) ([]domain.Snapshot, error
 // one pass. The hint makes MongoDB answer from the status index alone (the
 // pipeline needs no other field); FerretDB ignores hints.
 func (s *Store) Counts(ctx context.Context) (domain.Counts, error) {
+	if s.index != nil {
+		return s.index.counts(), nil
+	}
 	pipeline := mongo.Pipeline{{{Key: "$group", Value: bson.M{"_id": "$status", "n": bson.M{"$sum": 1}}}}}
 	cur, err := s.tickets.Aggregate(ctx, pipeline, options.Aggregate().SetHint("status_newest"))
 	if err != nil {

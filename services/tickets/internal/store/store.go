@@ -52,6 +52,8 @@ type Store struct {
 
 	mu    sync.Mutex
 	stale map[string]bool // projections whose last write failed; retried by Run
+
+	index *memIndex // list order in memory, only when this process is the only writer
 }
 
 // New uses db's "filings", "ticket_changes" and "tickets" collections.
@@ -66,10 +68,14 @@ func New(db *mongo.Database, encode Encoder, notify eventkit.Notifier, log *slog
 	if locks == nil {
 		locks = mongox.NewLocks()
 	}
-	return &Store{
+	st := &Store{
 		filings: db.Collection("filings"), changes: db.Collection("ticket_changes"), tickets: db.Collection("tickets"),
 		encode: encode, notify: notify, log: log, locks: locks, stale: map[string]bool{},
 	}
+	if locks.IsExclusive() {
+		st.index = newMemIndex()
+	}
+	return st
 }
 
 // OutboxCollections are the collections whose documents carry outboxes.
@@ -92,10 +98,13 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	if err := mongox.EnsureIndexes(ctx, s.changes, mongox.Index("at", false, bson.E{Key: "at", Value: 1})); err != nil {
 		return err
 	}
-	return mongox.EnsureIndexes(ctx, s.tickets,
+	if err := mongox.EnsureIndexes(ctx, s.tickets,
 		mongox.Index("newest", false, newest...),
 		mongox.Index("status_newest", false, with(bson.E{Key: "status", Value: 1})...),
 		mongox.Index("category_newest", false, with(bson.E{Key: "category", Value: 1})...),
 		mongox.Index("status_category_newest", false, with(bson.E{Key: "status", Value: 1}, bson.E{Key: "category", Value: 1})...),
-	)
+	); err != nil {
+		return err
+	}
+	return s.loadIndex(ctx)
 }

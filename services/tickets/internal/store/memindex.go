@@ -1,0 +1,146 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/services/tickets/internal/domain"
+)
+
+// memIndex keeps the list order and the status counts in memory when this
+// process is the only writer (the embedded default). FerretDB answers only
+// exact _id lookups from an index and scans the whole collection for a
+// sorted page or a count, so there the index picks a page's ids and the
+// documents are then read by _id. On MongoDB (several replicas) it is not
+// used: the compound indexes serve the same queries.
+type memIndex struct {
+	mu   sync.RWMutex
+	rows []*indexRow // created_at desc, then _id desc: the list order
+	byID map[string]*indexRow
+}
+
+type indexRow struct {
+	id        string
+	createdAt time.Time
+	status    string
+	category  string
+}
+
+func newMemIndex() *memIndex { return &memIndex{byID: map[string]*indexRow{}} }
+
+// before reports whether a sorts before b in the list order.
+func before(a *indexRow, createdAt time.Time, id string) bool {
+	if !a.createdAt.Equal(createdAt) {
+		return a.createdAt.After(createdAt)
+	}
+	return a.id > id
+}
+
+// put records a ticket's projection (new ticket or new status).
+func (m *memIndex) put(d ticketDoc) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.byID[d.ID]; ok {
+		r.status = d.Status
+		return
+	}
+	// Stored dates keep milliseconds; so do cursors made from them.
+	r := &indexRow{id: d.ID, createdAt: d.CreatedAt.UTC().Truncate(time.Millisecond), status: d.Status, category: d.Category}
+	i := sort.Search(len(m.rows), func(i int) bool { return !before(m.rows[i], r.createdAt, r.id) })
+	m.rows = append(m.rows, nil)
+	copy(m.rows[i+1:], m.rows[i:])
+	m.rows[i] = r
+	m.byID[r.id] = r
+}
+
+// page returns the ids of up to q.Limit tickets after q.After matching q.Filter.
+func (m *memIndex) page(q ListQuery) []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	start := 0
+	if q.After != nil {
+		at := q.After.CreatedAt.UTC().Truncate(time.Millisecond)
+		id := string(q.After.ID)
+		// the first row strictly after the cursor position
+		start = sort.Search(len(m.rows), func(i int) bool {
+			r := m.rows[i]
+			return !before(r, at, id) && !(r.createdAt.Equal(at) && r.id == id)
+		})
+	}
+	var ids []string
+	for _, r := range m.rows[start:] {
+		if len(ids) == q.Limit {
+			break
+		}
+		if q.Filter.Status != nil && r.status != string(*q.Filter.Status) {
+			continue
+		}
+		if q.Filter.Category != nil && r.category != string(*q.Filter.Category) {
+			continue
+		}
+		ids = append(ids, r.id)
+	}
+	return ids
+}
+
+func (m *memIndex) counts() domain.Counts {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var c domain.Counts
+	for _, r := range m.rows {
+		switch domain.Status(r.status) {
+		case domain.StatusOpen:
+			c.Open++
+		case domain.StatusAcknowledged:
+			c.Acknowledged++
+		case domain.StatusResolved:
+			c.Resolved++
+		}
+	}
+	return c
+}
+
+// loadIndex fills the in-memory index from the projections (one scan at start).
+func (s *Store) loadIndex(ctx context.Context) error {
+	if s.index == nil {
+		return nil
+	}
+	cur, err := s.tickets.Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"_id": 1, "created_at": 1, "status": 1, "category": 1}))
+	if err != nil {
+		return fmt.Errorf("load ticket index: %w", err)
+	}
+	var docs []ticketDoc
+	if err := cur.All(ctx, &docs); err != nil {
+		return fmt.Errorf("load ticket index: %w", err)
+	}
+	for _, d := range docs {
+		s.index.put(d)
+	}
+	return nil
+}
+
+// listFromIndex reads the page the in-memory index picks, each ticket by _id.
+func (s *Store) listFromIndex(ctx context.Context, q ListQuery) ([]domain.Snapshot, error) {
+	ids := s.index.page(q)
+	out := make([]domain.Snapshot, 0, len(ids))
+	for _, id := range ids {
+		d, found, err := s.readProjection(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			d.Upvoters = nil // lists never show who upvoted
+			out = append(out, d.snapshot())
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/tickets/internal/domain"
+	ticketevents "sharedworld.dev/services/tickets/internal/events"
+)
+
+// The in-memory index of the exclusive embedded backend must give exactly
+// the pages and counts the MongoDB queries give, cursor by cursor, for every
+// filter, including tickets created in the same millisecond.
+func TestInMemoryIndexAgreesWithTheQueries(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	queried := New(kit.DB, ticketevents.Encode, nil, kit.Logger, nil)
+	if err := queried.EnsureIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	categories := []string{"bug", "docs", "feature"}
+	var ids []domain.TicketID
+	for i := range 23 {
+		by := fmt.Sprintf("emb_%d", i/5) // five slots a filer a day
+		when := at.Add(time.Duration(i/3) * time.Second)
+		f, err := domain.ParseFiling(domain.FileRequest{Category: categories[i%3], Title: "t", Description: "d"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := queried.File(ctx, by, domain.Day(when), []int{1, 2, 3, 4, 5}, func(id domain.TicketID) (*domain.Ticket, domain.Filed) {
+			return f.Ticket(id, by, when)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, snap.ID)
+	}
+	for i, id := range ids[:9] { // some acknowledged, some resolved
+		to := "acknowledged"
+		if i%2 == 1 {
+			to = "resolved"
+		}
+		tr, _ := domain.ParseTriage(domain.TriageRequest{Status: to})
+		if _, err := queried.Change(ctx, id, func(tk *domain.Ticket) (domain.Event, error) { return tk.Apply(tr, at.Add(time.Minute)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A second store on the same database, as the embedded world builds it:
+	// its index is loaded from the stored projections.
+	indexed := New(kit.DB, ticketevents.Encode, nil, kit.Logger, mongox.NewLocks().Exclusive())
+	if err := indexed.EnsureIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if indexed.index == nil || queried.index != nil {
+		t.Fatal("only the exclusive store keeps an index")
+	}
+	st := func(s domain.Status) *domain.Status { return &s }
+	cat := func(c domain.Category) *domain.Category { return &c }
+	filters := map[string]domain.ListFilter{
+		"all": {}, "open": {Status: st(domain.StatusOpen)}, "resolved": {Status: st(domain.StatusResolved)},
+		"docs": {Category: cat("docs")}, "open bugs": {Status: st(domain.StatusOpen), Category: cat("bug")},
+	}
+	for name, f := range filters {
+		for _, limit := range []int{1, 4, 50} {
+			a, b := walk(t, ctx, queried, f, limit), walk(t, ctx, indexed, f, limit)
+			if a != b || a == "" && name == "all" {
+				t.Fatalf("%s, limit %d:\nqueries %s\nindex   %s", name, limit, a, b)
+			}
+		}
+	}
+	qc, _ := queried.Counts(ctx)
+	ic, _ := indexed.Counts(ctx)
+	if qc != ic || qc.Open != 14 || qc.Acknowledged != 5 || qc.Resolved != 4 {
+		t.Fatalf("counts: queries %+v index %+v", qc, ic)
+	}
+}
+
+// walk pages through a list with cursors and returns the ids in order.
+func walk(t *testing.T, ctx context.Context, s *Store, f domain.ListFilter, limit int) string {
+	t.Helper()
+	var out []string
+	q := ListQuery{Filter: f, Limit: limit}
+	for page := 0; page < 100; page++ {
+		got, err := s.List(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range got {
+			out = append(out, string(g.ID)+"/"+string(g.Status))
+		}
+		if len(got) < limit {
+			return strings.Join(out, ",")
+		}
+		p := got[len(got)-1].Position()
+		q.After = &p
+	}
+	t.Fatal("paging did not end")
+	return ""
+}
