@@ -267,13 +267,9 @@ func (r *Relay) byID(ctx context.Context, coll *mongo.Collection, ids []string) 
 func (r *Relay) sweepCollection(ctx context.Context, coll *mongo.Collection) (int, error) {
 	sent := 0
 	for {
-		cur, err := coll.Find(ctx, pendingFilter, options.Find().SetProjection(bson.M{OutboxField: 1}).SetLimit(200))
+		docs, err := mongox.FindAll[pendingDoc](ctx, coll, pendingFilter, options.Find().SetProjection(bson.M{OutboxField: 1}).SetLimit(200))
 		if err != nil {
-			return sent, fmt.Errorf("find outbox entries in %s: %w", coll.Name(), err)
-		}
-		var docs []pendingDoc
-		if err := cur.All(ctx, &docs); err != nil {
-			return sent, fmt.Errorf("read outbox entries in %s: %w", coll.Name(), err)
+			return sent, fmt.Errorf("sweep outbox entries: %w", err)
 		}
 		if len(docs) == 0 {
 			return sent, nil

@@ -134,3 +134,17 @@ func InsertWithID(ctx context.Context, coll *mongo.Collection, prefix string, bu
 	}
 	return "", fmt.Errorf("insert into %s: no free %s id after 8 attempts", coll.Name(), prefix)
 }
+
+// FindAll runs a find and decodes every result into a slice, empty (never
+// nil, so it encodes as []) when nothing matches.
+func FindAll[T any](ctx context.Context, coll *mongo.Collection, filter any, opts ...*options.FindOptions) ([]T, error) {
+	cur, err := coll.Find(ctx, filter, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("find in %s: %w", coll.Name(), err)
+	}
+	out := []T{}
+	if err := cur.All(ctx, &out); err != nil {
+		return nil, fmt.Errorf("read %s: %w", coll.Name(), err)
+	}
+	return out, nil
+}

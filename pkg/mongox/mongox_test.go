@@ -1,6 +1,7 @@
 package mongox_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 
@@ -67,3 +68,25 @@ func TestInsertWithIDGivesPrefixedUniqueIDs(t *testing.T) {
 }
 
 type mongoIndex = mongo.IndexModel
+
+func TestFindAllDecodesEveryMatchAndNeverNil(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	coll := kit.DB.Collection("found")
+	none, err := mongox.FindAll[bson.M](ctx, coll, bson.M{})
+	if err != nil || none == nil || len(none) != 0 {
+		t.Fatalf("no match must give an empty, non-nil slice: %#v %v", none, err)
+	}
+	for i := range 3 {
+		if _, err := coll.InsertOne(ctx, bson.M{"_id": fmt.Sprint(i), "n": i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type row struct {
+		N int `bson:"n"`
+	}
+	rows, err := mongox.FindAll[row](ctx, coll, bson.M{"n": bson.M{"$gte": 1}})
+	if err != nil || len(rows) != 2 || rows[0].N+rows[1].N != 3 {
+		t.Fatalf("FindAll: %+v %v", rows, err)
+	}
+}

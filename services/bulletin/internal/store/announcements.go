@@ -75,12 +75,8 @@ func (s *Announcements) Get(ctx context.Context, postID string) (domain.Announce
 // Pinned returns every announcement marked pinned (one, or none; more only
 // after an interrupted pin, which the next pin repairs).
 func (s *Announcements) Pinned(ctx context.Context) ([]domain.Announcement, error) {
-	cur, err := s.coll.Find(ctx, bson.M{"pinned": true}, noOutbox)
+	docs, err := mongox.FindAll[postDoc](ctx, s.coll, bson.M{"pinned": true}, noOutbox)
 	if err != nil {
-		return nil, fmt.Errorf("find pinned announcements: %w", err)
-	}
-	var docs []postDoc
-	if err := cur.All(ctx, &docs); err != nil {
 		return nil, fmt.Errorf("read pinned announcements: %w", err)
 	}
 	out := make([]domain.Announcement, len(docs))

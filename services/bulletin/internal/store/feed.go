@@ -125,12 +125,8 @@ func (s *Feed) Since(ctx context.Context, seq int64, limit int) ([]StoredEntry, 
 }
 
 func (s *Feed) find(ctx context.Context, filter bson.M, opts *options.FindOptions) ([]StoredEntry, error) {
-	cur, err := s.coll.Find(ctx, filter, opts)
+	docs, err := mongox.FindAll[feedDoc](ctx, s.coll, filter, opts)
 	if err != nil {
-		return nil, fmt.Errorf("read feed: %w", err)
-	}
-	var docs []feedDoc
-	if err := cur.All(ctx, &docs); err != nil {
 		return nil, fmt.Errorf("read feed: %w", err)
 	}
 	out := make([]StoredEntry, len(docs))

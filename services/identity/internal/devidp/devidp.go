@@ -19,6 +19,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/problem"
 )
 
@@ -123,15 +124,12 @@ func (p *Provider) Keys(context.Context) ([]auth.Key, error) {
 
 // Revocations returns the revocation list (auth.Provider).
 func (p *Provider) Revocations(ctx context.Context) ([]auth.Revocation, error) {
-	cur, err := p.revoked.Find(ctx, bson.M{}, options.Find().SetSort(bson.D{{Key: "revoked_at", Value: 1}}))
-	if err != nil {
-		return nil, err
-	}
-	var docs []struct {
+	type revoked struct {
 		ID        string    `bson:"_id"`
 		RevokedAt time.Time `bson:"revoked_at"`
 	}
-	if err := cur.All(ctx, &docs); err != nil {
+	docs, err := mongox.FindAll[revoked](ctx, p.revoked, bson.M{}, options.Find().SetSort(bson.D{{Key: "revoked_at", Value: 1}}))
+	if err != nil {
 		return nil, err
 	}
 	out := make([]auth.Revocation, len(docs))

@@ -156,12 +156,7 @@ func (s *Citizens) Activate(ctx context.Context, agentID string, number int64, e
 
 // Pending lists citizens left pending by a crash, older than cutoff.
 func (s *Citizens) Pending(ctx context.Context, cutoff time.Time) ([]Citizen, error) {
-	cur, err := s.coll.Find(ctx, bson.M{"status": domain.StatusPending, "registered_at": bson.M{"$lt": cutoff}})
-	if err != nil {
-		return nil, err
-	}
-	var out []Citizen
-	return out, cur.All(ctx, &out)
+	return mongox.FindAll[Citizen](ctx, s.coll, bson.M{"status": domain.StatusPending, "registered_at": bson.M{"$lt": cutoff}})
 }
 
 // Get returns a citizen by agent_id (any status); found is false when absent.
@@ -226,14 +221,10 @@ func (s *Citizens) Directory(ctx context.Context, q DirectoryQuery) ([]Citizen, 
 	if err != nil {
 		return nil, 0, fmt.Errorf("count directory: %w", err)
 	}
-	cur, err := s.coll.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "citizen_number", Value: 1}}).
+	out, err := mongox.FindAll[Citizen](ctx, s.coll, filter, options.Find().SetSort(bson.D{{Key: "citizen_number", Value: 1}}).
 		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetProjection(bson.M{events.OutboxField: 0}))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list directory: %w", err)
-	}
-	var out []Citizen
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, 0, err
 	}
 	return out, total, nil
 }

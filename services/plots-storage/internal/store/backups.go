@@ -84,15 +84,12 @@ func slotKey(owner string, slot int) string { return fmt.Sprintf("%s#%02d", owne
 
 // usedSlots returns the slot numbers owner's backups occupy.
 func (s *Backups) usedSlots(ctx context.Context, owner string) (map[int]bool, error) {
-	cur, err := s.coll.Find(ctx, bson.M{"owner_agent_id": owner}, options.Find().SetProjection(bson.M{"slot": 1}))
-	if err != nil {
-		return nil, fmt.Errorf("read backup slots: %w", err)
-	}
-	var docs []struct {
+	type slot struct {
 		Slot int `bson:"slot"`
 	}
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, err
+	docs, err := mongox.FindAll[slot](ctx, s.coll, bson.M{"owner_agent_id": owner}, options.Find().SetProjection(bson.M{"slot": 1}))
+	if err != nil {
+		return nil, fmt.Errorf("read backup slots: %w", err)
 	}
 	used := make(map[int]bool, len(docs))
 	for _, d := range docs {
@@ -171,14 +168,10 @@ func (s *Backups) Get(ctx context.Context, id, owner string) (Backup, error) {
 // List returns owner's unexpired backups, newest first, without content.
 func (s *Backups) List(ctx context.Context, owner string, now time.Time) ([]Backup, error) {
 	filter := bson.M{"owner_agent_id": owner, "$or": bson.A{bson.M{"expires_at": nil}, bson.M{"expires_at": bson.M{"$gt": now}}}}
-	cur, err := s.coll.Find(ctx, filter, options.Find().
+	out, err := mongox.FindAll[Backup](ctx, s.coll, filter, options.Find().
 		SetSort(bson.D{{Key: "created_at", Value: -1}, {Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("list backups: %w", err)
-	}
-	out := []Backup{}
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("read backups: %w", err)
 	}
 	return out, nil
 }
@@ -201,14 +194,10 @@ func (s *Backups) Delete(ctx context.Context, id string) error {
 
 // PurgeExpired deletes owner's expired backups, freeing their slots.
 func (s *Backups) PurgeExpired(ctx context.Context, owner string, now time.Time) (int64, error) {
-	cur, err := s.coll.Find(ctx, bson.M{"owner_agent_id": owner, "expires_at": bson.M{"$ne": nil, "$lte": now}},
+	expired, err := mongox.FindAll[Backup](ctx, s.coll, bson.M{"owner_agent_id": owner, "expires_at": bson.M{"$ne": nil, "$lte": now}},
 		options.Find().SetProjection(bson.M{"_id": 1}))
 	if err != nil {
 		return 0, fmt.Errorf("find expired backups: %w", err)
-	}
-	var expired []Backup
-	if err := cur.All(ctx, &expired); err != nil {
-		return 0, err
 	}
 	var n int64
 	for _, b := range expired {

@@ -174,13 +174,9 @@ func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]Fil
 	if prefix != "" {
 		filter["path"] = bson.M{"$gte": prefix, "$lt": prefix + "~"}
 	}
-	cur, err := s.coll(plotID).Find(ctx, filter, options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
+	out, err := mongox.FindAll[File](ctx, s.coll(plotID), filter, options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
-	}
-	out := []File{}
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("read file list: %w", err)
 	}
 	return out, nil
 }

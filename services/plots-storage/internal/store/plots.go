@@ -158,14 +158,10 @@ func (s *Plots) Release(ctx context.Context, p Plot, ev events.Event) error {
 
 // ClaimedIn lists the claimed cells inside a square (nearest-available search).
 func (s *Plots) ClaimedIn(ctx context.Context, sq domain.Square) ([]domain.Coordinates, error) {
-	cur, err := s.coll.Find(ctx, bson.M{"claimed": true,
+	docs, err := mongox.FindAll[Plot](ctx, s.coll, bson.M{"claimed": true,
 		"x": bson.M{"$gte": sq.MinX, "$lte": sq.MaxX}, "y": bson.M{"$gte": sq.MinY, "$lte": sq.MaxY}},
 		options.Find().SetProjection(bson.M{"x": 1, "y": 1}))
 	if err != nil {
-		return nil, fmt.Errorf("find claimed cells: %w", err)
-	}
-	var docs []Plot
-	if err := cur.All(ctx, &docs); err != nil {
 		return nil, fmt.Errorf("read claimed cells: %w", err)
 	}
 	out := make([]domain.Coordinates, len(docs))
@@ -194,27 +190,19 @@ func (s *Plots) ListClaimed(ctx context.Context, after *domain.Coordinates, limi
 			bson.M{"x": after.X, "y": bson.M{"$gt": after.Y}},
 		}
 	}
-	cur, err := s.coll.Find(ctx, filter, options.Find().SetProjection(noOutbox).
+	out, err := mongox.FindAll[Plot](ctx, s.coll, filter, options.Find().SetProjection(noOutbox).
 		SetSort(bson.D{{Key: "x", Value: 1}, {Key: "y", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil {
 		return nil, fmt.Errorf("list plots: %w", err)
-	}
-	out := []Plot{}
-	if err := cur.All(ctx, &out); err != nil {
-		return nil, fmt.Errorf("read plots: %w", err)
 	}
 	return out, nil
 }
 
 // Tenancies returns every live tenancy (to find what abandoned plots left).
 func (s *Plots) Tenancies(ctx context.Context) (map[string]bool, error) {
-	cur, err := s.coll.Find(ctx, bson.M{"claimed": true}, options.Find().SetProjection(bson.M{"tenancy": 1}))
+	docs, err := mongox.FindAll[Plot](ctx, s.coll, bson.M{"claimed": true}, options.Find().SetProjection(bson.M{"tenancy": 1}))
 	if err != nil {
 		return nil, fmt.Errorf("list tenancies: %w", err)
-	}
-	var docs []Plot
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, err
 	}
 	out := make(map[string]bool, len(docs))
 	for _, d := range docs {

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/tickets/internal/domain"
 )
 
@@ -47,13 +48,9 @@ func (s *Store) List(ctx context.Context, q ListQuery) ([]domain.Snapshot, error
 		SetSort(bson.D{{Key: "created_at", Value: -1}, {Key: "_id", Value: -1}}).
 		SetLimit(int64(q.Limit)).
 		SetProjection(bson.M{"upvoters": 0})
-	cur, err := s.tickets.Find(ctx, filter, opts)
+	docs, err := mongox.FindAll[ticketDoc](ctx, s.tickets, filter, opts)
 	if err != nil {
 		return nil, fmt.Errorf("list tickets: %w", err)
-	}
-	var docs []ticketDoc
-	if err := cur.All(ctx, &docs); err != nil {
-		return nil, fmt.Errorf("read ticket list: %w", err)
 	}
 	out := make([]domain.Snapshot, len(docs))
 	for i, d := range docs {

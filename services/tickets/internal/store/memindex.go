@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/tickets/internal/domain"
 )
 
@@ -114,12 +115,8 @@ func (s *Store) loadIndex(ctx context.Context) error {
 	if s.index == nil {
 		return nil
 	}
-	cur, err := s.tickets.Find(ctx, bson.M{}, options.Find().SetProjection(bson.M{"_id": 1, "created_at": 1, "status": 1, "category": 1}))
+	docs, err := mongox.FindAll[ticketDoc](ctx, s.tickets, bson.M{}, options.Find().SetProjection(bson.M{"_id": 1, "created_at": 1, "status": 1, "category": 1}))
 	if err != nil {
-		return fmt.Errorf("load ticket index: %w", err)
-	}
-	var docs []ticketDoc
-	if err := cur.All(ctx, &docs); err != nil {
 		return fmt.Errorf("load ticket index: %w", err)
 	}
 	for _, d := range docs {

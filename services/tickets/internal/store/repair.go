@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/mongox"
 )
 
 func (s *Store) markStale(id string, err error) {
@@ -59,13 +61,9 @@ func (s *Store) rollForward(ctx context.Context, id string) {
 func (s *Store) Repair(ctx context.Context, since time.Time) error {
 	ids := map[string]bool{}
 	collect := func(coll *mongo.Collection, field, idField string) error {
-		cur, err := coll.Find(ctx, bson.M{field: bson.M{"$gte": since}}, options.Find().SetProjection(bson.M{idField: 1}))
+		rows, err := mongox.FindAll[bson.M](ctx, coll, bson.M{field: bson.M{"$gte": since}}, options.Find().SetProjection(bson.M{idField: 1}))
 		if err != nil {
-			return fmt.Errorf("repair: scan %s: %w", coll.Name(), err)
-		}
-		var rows []bson.M
-		if err := cur.All(ctx, &rows); err != nil {
-			return fmt.Errorf("repair: read %s: %w", coll.Name(), err)
+			return fmt.Errorf("repair: %w", err)
 		}
 		for _, r := range rows {
 			if id, ok := r[idField].(string); ok {
