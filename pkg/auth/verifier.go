@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/base64"
 	"log/slog"
 	"regexp"
 	"sync"
@@ -165,11 +164,9 @@ func (v *Verifier) verifyNew(ctx context.Context, raw []byte) (*Certificate, err
 	if !ok {
 		return nil, errUnknownK
 	}
-	sig, err := base64.StdEncoding.DecodeString(cert.Signature)
+	sig, err := decodeBase64(cert.Signature)
 	if err != nil {
-		if sig, err = decodeBase64(cert.Signature); err != nil {
-			return nil, errBadSig
-		}
+		return nil, errBadSig
 	}
 	input, err := cert.SigningInput()
 	if err != nil {
