@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test lint vet fmt bench build generate
+.PHONY: run test test-embedded test-shared lint vet fmt bench build generate
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -11,9 +11,13 @@ run:
 	go build -o bin/world ./hack/cmd/world
 	@exec ./bin/world
 
-## test: every module's tests against embedded FerretDB and Kafka
-test:
-	go test -count=1 -timeout 20m $(PACKAGES)
+## test: every module's tests against embedded FerretDB and Kafka, in both
+## backend modes: embedded (this process the only writer, as make run) and
+## shared (every version guard and MongoDB query branch, as replicas run)
+test: test-embedded test-shared
+
+test-embedded test-shared: test-%:
+	SHAREDWORLD_TEST_BACKEND=$* go test -count=1 -timeout 20m $(PACKAGES)
 
 ## lint: gofmt and go vet over every module
 lint: vet

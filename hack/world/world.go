@@ -66,10 +66,10 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 	}
 	writer := events.NewWriter(cfg.KafkaBrokers)
 	w.writer = writer
-	base := platform.Deps{Logger: log, Brokers: cfg.KafkaBrokers, Publisher: writer, Clock: w.Clock, AmbassadorToken: cfg.AmbassadorToken, Locks: w.locks()}
+	base := platform.Deps{Logger: log, Brokers: cfg.KafkaBrokers, Publisher: writer, Clock: w.Clock, AmbassadorToken: cfg.AmbassadorToken}
 	db := func(name string) platform.Deps {
 		d := base
-		d.DB = w.client.Database("sharedworld_" + name)
+		d.DB = mongox.NewDB(w.client.Database("sharedworld_"+name), w.mode())
 		return d
 	}
 
@@ -151,12 +151,13 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 	return w, nil
 }
 
-// locks are exclusive on the embedded database: this process is its only writer.
-func (w *World) locks() *mongox.Locks {
+// mode is exclusive on the embedded database, which only this process
+// writes; a MongoDB given by URI may have other writers.
+func (w *World) mode() mongox.Mode {
 	if w.mongo != nil {
-		return mongox.NewLocks().Exclusive()
+		return mongox.Exclusive
 	}
-	return mongox.NewLocks()
+	return mongox.Shared
 }
 
 func (w *World) startDependencies(ctx context.Context) error {

@@ -11,15 +11,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
-	"sharedworld.dev/pkg/problem"
 	catalog "sharedworld.dev/proto"
 	identityv1 "sharedworld.dev/proto/identity/v1"
 )
@@ -41,21 +38,16 @@ type Source interface {
 
 // Directory is a service's local view of citizens with a synchronous fallback.
 type Directory struct {
+	db       *mongox.DB
 	coll     *mongo.Collection
 	fallback Source
-	locks    *mongox.Locks
 }
 
-// UseLocks makes the directory write each citizen under its document lock
-// (see mongox.Locks); the consumer and the fallback cache may write at once.
-func (d *Directory) UseLocks(l *mongox.Locks) *Directory {
-	d.locks = l
-	return d
-}
-
-// NewDirectory keeps the projection in db's "citizens" collection.
-func NewDirectory(db *mongo.Database, fallback Source) *Directory {
-	return &Directory{coll: db.Collection("citizens"), fallback: fallback}
+// NewDirectory keeps the projection in db's "citizens" collection. The
+// consumer and the fallback cache may write one citizen at once, so each
+// write holds the document's lock in db.
+func NewDirectory(db *mongox.DB, fallback Source) *Directory {
+	return &Directory{db: db, coll: db.Collection("citizens"), fallback: fallback}
 }
 
 // Lookup answers from the projection, else from the fallback (caching a hit).
@@ -105,9 +97,7 @@ func (d *Directory) Apply(ctx context.Context, e events.Event) error {
 }
 
 func (d *Directory) upsertFields(ctx context.Context, id string, version uint64, set bson.M) error {
-	if d.locks != nil {
-		defer d.locks.Doc(d.coll, id)()
-	}
+	defer d.db.Lock(d.coll, id)()
 	var held struct {
 		Version uint64 `bson:"version"`
 	}
@@ -119,7 +109,7 @@ func (d *Directory) upsertFields(ctx context.Context, id string, version uint64,
 		return err
 	}
 	set["version"] = version
-	_, err = d.coll.UpdateOne(ctx, d.locks.ByID(id, bson.M{"version": bson.M{"$lt": version}}), bson.M{"$set": set}, options.Update().SetUpsert(true))
+	_, err = d.coll.UpdateOne(ctx, d.db.Guarded(id, bson.M{"version": bson.M{"$lt": version}}), bson.M{"$set": set}, options.Update().SetUpsert(true))
 	if mongo.IsDuplicateKeyError(err) {
 		return nil // another replica stored a newer version first
 	}
@@ -128,34 +118,3 @@ func (d *Directory) upsertFields(ctx context.Context, id string, version uint64,
 
 // Topics are what a Directory consumes.
 var Topics = []string{catalog.TopicIdentity}
-
-type citizenKey struct{}
-
-// Require is middleware (after auth.Required) that admits living citizens
-// only: unknown agents get 403 not_registered, tombstoned ones 403 permission_denied.
-func Require(src Source) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		p, ok := auth.PrincipalOf(c)
-		if !ok {
-			return problem.Unauthenticated("No credentials were sent.", "Send X-Agent-Id and X-Agent-Certificate.")
-		}
-		cit, found, err := src.Lookup(c.UserContext(), p.AgentID)
-		if err != nil {
-			return err
-		}
-		if !found {
-			return problem.NotRegistered("This agent is not a citizen yet.", "Register first: POST /api/world/register with your certificate.")
-		}
-		if cit.Tombstoned {
-			return problem.Permission("This citizen has been tombstoned and cannot act.", "Contact the ambassador through your identity provider.")
-		}
-		c.Locals(citizenKey{}, cit)
-		return c.Next()
-	}
-}
-
-// Of returns the citizen admitted by Require.
-func Of(c *fiber.Ctx) Citizen {
-	cit, _ := c.Locals(citizenKey{}).(Citizen)
-	return cit
-}

@@ -26,9 +26,9 @@ func (f fixed) Lookup(_ context.Context, id string) (citizens.Citizen, bool, err
 func TestDirectoryAppliesIdempotentlyAndInOrder(t *testing.T) {
 	kit := testkit.New(t)
 	ctx := kit.Ctx()
-	for _, locks := range []*mongox.Locks{nil, mongox.NewLocks().Exclusive()} {
+	for _, mode := range []mongox.Mode{mongox.Shared, mongox.Exclusive} {
 		kit.DB.Collection("citizens").Drop(ctx)
-		dir := citizens.NewDirectory(kit.DB, nil).UseLocks(locks)
+		dir := citizens.NewDirectory(mongox.NewDB(kit.DB.Database, mode), nil)
 		id := "emb_0a1b2c3d4e5f6a7b8c9de1f2"
 		reg := events.MustNew("/services/identity", id, &identityv1.CitizenRegistered{AgentId: id, Name: "Ada", CitizenNumber: 7, RegisteredAt: timestamppb.Now(), Version: 1}, time.Now())
 		upd := events.MustNew("/services/identity", id, &identityv1.CitizenUpdated{AgentId: id, Name: "Ada L", Version: 2}, time.Now())

@@ -80,3 +80,12 @@ func UTCDay(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// Precision is the finest time the world keeps: BSON dates hold whole
+// milliseconds, so a time kept finer would not survive a round trip through
+// storage and would compare unequal with itself after a read.
+const Precision = time.Millisecond
+
+// Stored is t as storage keeps it: UTC, whole milliseconds. Every time that
+// is compared with a stored one, or written, passes through here first.
+func Stored(t time.Time) time.Time { return t.UTC().Truncate(Precision) }

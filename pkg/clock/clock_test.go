@@ -31,3 +31,11 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestStoredIsUTCWholeMilliseconds(t *testing.T) {
+	in := time.Date(2026, 11, 23, 13, 0, 0, 123_456_789, time.FixedZone("x", 3600))
+	got := Stored(in)
+	if got.Location() != time.UTC || got.Nanosecond() != 123_000_000 || !got.Equal(in.Truncate(time.Millisecond)) {
+		t.Fatalf("Stored(%v) = %v", in, got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/metrics"
+	"sharedworld.dev/pkg/mongox"
 )
 
 // Handler applies one event to a projection. It must be safe to call again
@@ -27,7 +28,7 @@ var ErrPermanent = errors.New("permanent event failure")
 type Ledger struct{ coll *mongo.Collection }
 
 // NewLedger uses the collection "processed_events" of db.
-func NewLedger(db *mongo.Database) *Ledger { return &Ledger{coll: db.Collection("processed_events")} }
+func NewLedger(db *mongox.DB) *Ledger { return &Ledger{coll: db.Collection("processed_events")} }
 
 // Seen reports whether the event was applied before.
 func (l *Ledger) Seen(ctx context.Context, id string) (bool, error) {

@@ -2,29 +2,23 @@ package events
 
 import (
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo"
+
+	"sharedworld.dev/pkg/mongox"
 )
 
 // OutboxField is the array field in which a document carries the events its
-// last writes caused but the relay has not yet published. Because the events
-// live inside the document, state and events are committed by one single-
-// document write — no multi-document transaction needed.
-const OutboxField = "_outbox"
+// writes caused but the relay has not yet published (see mongox.Docs).
+const OutboxField = mongox.OutboxField
 
-// Notifier is told which document a write left events in, so the relay
-// publishes them at once by _id (a cheap lookup on every backend) instead of
-// waiting for a sweep of the whole collection.
-type Notifier interface {
-	Notify(coll *mongo.Collection, id string)
-}
+// Notifier is told which document a write left events in (see mongox.Notifier).
+type Notifier = mongox.Notifier
 
 // NopNotifier ignores notifications; the relay's sweeps still publish.
-type NopNotifier struct{}
+type NopNotifier = mongox.NopNotifier
 
-// Notify does nothing.
-func (NopNotifier) Notify(*mongo.Collection, string) {}
-
-// WithOutbox adds `$push: {_outbox: {$each: evts}}` to an update document.
+// WithOutbox adds `$push: {_outbox: {$each: evts}}` to an update document,
+// for writes that are not a read-modify-write of an aggregate (projections);
+// aggregates change through mongox.Docs.Update.
 func WithOutbox(update bson.M, evts ...Event) bson.M {
 	if len(evts) == 0 {
 		return update

@@ -57,7 +57,7 @@ func TestOutboxSurvivesBrokerOutageExactlyOnce(t *testing.T) {
 
 	kit.Kafka.Stop() // the broker is down before any write
 
-	relay := events.NewRelay("test", events.NewWriter(kit.Brokers), kit.Logger, coll)
+	relay := events.NewRelay("test", kit.DB, events.NewWriter(kit.Brokers), kit.Logger, coll)
 	relayCtx, stopRelay := context.WithCancel(ctx)
 	relayDone := make(chan struct{})
 	go func() { relay.Run(relayCtx); close(relayDone) }()

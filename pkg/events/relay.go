@@ -57,7 +57,7 @@ type Relay struct {
 	order   []string // collection names as given: an aggregate's earlier events first
 	log     *slog.Logger
 	wake    chan struct{}
-	locks   *mongox.Locks
+	db      *mongox.DB
 
 	// SweepEvery is the period of the safety sweep.
 	SweepEvery time.Duration
@@ -67,15 +67,17 @@ type Relay struct {
 	sweep   bool
 }
 
-// NewRelay builds a relay for a service's collections that carry outboxes.
-// Documents in them must have string _ids. When one aggregate's events are
-// spread over several collections, list the collection of its earlier
-// events first: the relay drains collections in this order.
-func NewRelay(service string, pub Publisher, log *slog.Logger, colls ...*mongo.Collection) *Relay {
+// NewRelay builds a relay for a service's collections in db that carry
+// outboxes; it takes each document's lock in db (the one the service's
+// writers take) while it marks entries sent. Documents must have string
+// _ids. When one aggregate's events are spread over several collections,
+// list the collection of its earlier events first: the relay drains
+// collections in this order.
+func NewRelay(service string, db *mongox.DB, pub Publisher, log *slog.Logger, colls ...*mongo.Collection) *Relay {
 	if log == nil {
 		log = slog.Default()
 	}
-	r := &Relay{service: service, pub: pub, colls: map[string]*mongo.Collection{}, log: log, wake: make(chan struct{}, 1),
+	r := &Relay{service: service, db: db, pub: pub, colls: map[string]*mongo.Collection{}, log: log, wake: make(chan struct{}, 1),
 		SweepEvery: time.Minute, pending: map[string]map[string]struct{}{}, sweep: true}
 	return r.Add(colls...)
 }
@@ -90,13 +92,6 @@ func (r *Relay) Add(colls ...*mongo.Collection) *Relay {
 			r.order = append(r.order, c.Name())
 		}
 	}
-	return r
-}
-
-// UseLocks makes the relay take each document's lock (the one the service's
-// writers take) while it marks entries sent; see mongox.Locks for why.
-func (r *Relay) UseLocks(l *mongox.Locks) *Relay {
-	r.locks = l
 	return r
 }
 
@@ -327,9 +322,7 @@ func (r *Relay) publish(ctx context.Context, coll *mongo.Collection, docs []pend
 }
 
 func (r *Relay) markSent(ctx context.Context, coll *mongo.Collection, id string, vals bson.A) error {
-	if r.locks != nil {
-		defer r.locks.Doc(coll, id)()
-	}
+	defer r.db.Lock(coll, id)()
 	if _, err := coll.UpdateOne(ctx, bson.M{"_id": id}, bson.M{"$pullAll": bson.M{OutboxField: vals}}); err != nil {
 		return fmt.Errorf("mark outbox entries sent in %s: %w", coll.Name(), err)
 	}

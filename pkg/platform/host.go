@@ -48,9 +48,10 @@ func NewHost(ctx context.Context, name string, cfg config.Common, log *slog.Logg
 	}
 	h := &Host{Config: cfg, Client: client}
 	h.Deps = Deps{
-		Logger: log, DB: client.Database(dbName), Brokers: cfg.KafkaBrokers,
+		// A service binary runs as one of several replicas: every write is guarded.
+		Logger: log, DB: mongox.NewDB(client.Database(dbName), mongox.Shared), Brokers: cfg.KafkaBrokers,
 		Publisher: events.NewWriter(cfg.KafkaBrokers), Clock: clock.System{},
-		AmbassadorToken: cfg.AmbassadorToken, Locks: mongox.NewLocks(),
+		AmbassadorToken: cfg.AmbassadorToken,
 	}
 	if name != "identity" {
 		h.Deps.Citizens = citizens.HTTPSource{BaseURL: cfg.IdentityURL}

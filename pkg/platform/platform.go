@@ -8,7 +8,6 @@ import (
 	"log/slog"
 
 	"github.com/gofiber/fiber/v2"
-	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/citizens"
@@ -20,8 +19,9 @@ import (
 // Deps is everything a service gets from its host.
 type Deps struct {
 	Logger *slog.Logger
-	// DB is the service's own database; nobody else reads it.
-	DB      *mongo.Database
+	// DB is the service's own database; nobody else reads it. It knows
+	// whether this process is its only writer (see mongox.Mode).
+	DB      *mongox.DB
 	Brokers []string
 	// Publisher writes to Kafka; the service's outbox relay uses it.
 	Publisher events.Publisher
@@ -33,9 +33,6 @@ type Deps struct {
 	Citizens citizens.Source
 	// AmbassadorToken guards /api/admin routes.
 	AmbassadorToken string
-	// Locks is the process's per-document write locks (see mongox.Locks):
-	// every writer of a document, the outbox relay included, takes its lock.
-	Locks *mongox.Locks
 }
 
 // Service is one Shared World service.

@@ -46,8 +46,34 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
+// BackendEnv chooses how tests write their databases: "embedded" (the
+// default) as the local runner does, this process the only writer; "shared"
+// as replicas on MongoDB do, every write guarded by its version and every
+// MongoDB query branch taken. make test runs both.
+const BackendEnv = "SHAREDWORLD_TEST_BACKEND"
+
+// MongoURIEnv, when set, runs the tests against that MongoDB instead of the
+// embedded FerretDB (each test still gets a database of its own).
+const MongoURIEnv = "WORLD_TEST_MONGO_URI"
+
+// Mode is the backend mode SHAREDWORLD_TEST_BACKEND selects.
+func Mode() mongox.Mode {
+	switch os.Getenv(BackendEnv) {
+	case "", "embedded", "exclusive":
+		return mongox.Exclusive
+	case "shared":
+		return mongox.Shared
+	default:
+		panic(fmt.Sprintf("testkit: %s=%q: want embedded or shared", BackendEnv, os.Getenv(BackendEnv)))
+	}
+}
+
 func sharedMongo() (*mongo.Client, error) {
 	mongoOnce.Do(func() {
+		if uri := os.Getenv(MongoURIEnv); uri != "" {
+			mongoClient, mongoErr = mongox.Connect(context.Background(), uri)
+			return
+		}
 		mongoDir, mongoErr = os.MkdirTemp("", "sharedworld-test-*")
 		if mongoErr != nil {
 			return
@@ -64,9 +90,10 @@ func sharedMongo() (*mongo.Client, error) {
 
 // Kit is one test's world: its database, its Kafka cluster and its identity provider.
 type Kit struct {
-	T       testing.TB
-	Client  *mongo.Client
-	DB      *mongo.Database
+	T      testing.TB
+	Client *mongo.Client
+	// DB is the test's own database, written in the mode BackendEnv selects.
+	DB      *mongox.DB
 	Kafka   *embedded.Kafka
 	Brokers []string
 	Issuer  auth.Issuer
@@ -89,7 +116,7 @@ func New(t testing.TB) *Kit {
 		t.Fatalf("testkit: embedded Kafka: %v", err)
 	}
 	t.Cleanup(k.Stop)
-	db := client.Database(dbName(t))
+	db := mongox.NewDB(client.Database(dbName(t)), Mode())
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -13,7 +13,6 @@ import (
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/httpx"
-	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/platform"
 	identityv1 "sharedworld.dev/proto/identity/v1"
 )
@@ -53,7 +52,7 @@ func (k *Kit) Deps(clk clock.Clock) platform.Deps {
 	return platform.Deps{
 		Logger: k.Logger, DB: k.DB, Brokers: k.Brokers, Publisher: w, Clock: clk,
 		Auth:     &auth.Middleware{Verifier: k.Verifier(), Replay: auth.NewReplayCache()},
-		Citizens: k.registry, AmbassadorToken: AmbassadorToken, Locks: mongox.NewLocks().Exclusive(),
+		Citizens: k.registry, AmbassadorToken: AmbassadorToken,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/bulletin"
 	"sharedworld.dev/services/identity"
@@ -18,7 +19,7 @@ import (
 func (w *world) withIdentity(t testing.TB) *fiber.App {
 	t.Helper()
 	deps := w.kit.Deps(nil)
-	deps.DB = w.kit.Client.Database(w.deps.DB.Name() + "_identity")
+	deps.DB = mongox.NewDB(w.kit.Client.Database(w.deps.DB.Name()+"_identity"), testkit.Mode())
 	t.Cleanup(func() { _ = deps.DB.Drop(context.Background()) })
 	deps.Citizens = nil
 	svc, err := identity.New(w.kit.Ctx(), deps, identity.Options{})

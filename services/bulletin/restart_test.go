@@ -15,6 +15,8 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/embedded"
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/testkit"
 	identityv1 "sharedworld.dev/proto/identity/v1"
 	"sharedworld.dev/services/bulletin"
 )
@@ -143,7 +145,7 @@ func TestBulletinAndBoardRequestsNeverTouchMongoDB(t *testing.T) {
 
 	w := newWorld(t, bulletin.Options{})
 	w.stop()
-	w.deps.DB = client.Database("bulletin_monitored")
+	w.deps.DB = mongox.NewDB(client.Database("bulletin_monitored"), testkit.Mode())
 	t.Cleanup(func() { _ = w.deps.DB.Drop(ctx) })
 	w.start(t, bulletin.Options{})
 	evs := everyEventType()

@@ -86,12 +86,9 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := s.aggregator.Load(ctx); err != nil {
 		return nil, err
 	}
-	s.relay = events.NewRelay("bulletin", deps.Publisher, deps.Logger)
-	announcements := store.NewAnnouncements(deps.DB, s.relay, deps.Locks)
+	s.relay = events.NewRelay("bulletin", deps.DB, deps.Publisher, deps.Logger)
+	announcements := store.NewAnnouncements(deps.DB, s.relay)
 	s.relay.Add(announcements.Collection())
-	if deps.Locks != nil {
-		s.relay.UseLocks(deps.Locks)
-	}
 	s.handlers = &bulletinhttp.Handlers{
 		Board:           s.aggregator.Board(),
 		Feed:            app.NewFeed(st.feed, s.hub, epoch),
@@ -114,7 +111,7 @@ func openStores(ctx context.Context, deps platform.Deps) (stores, error) {
 	if err := st.feed.EnsureIndexes(ctx); err != nil {
 		return st, fmt.Errorf("bulletin storage: %w", err)
 	}
-	if err := store.NewAnnouncements(deps.DB, events.NopNotifier{}, deps.Locks).EnsureIndexes(ctx); err != nil {
+	if err := store.NewAnnouncements(deps.DB, events.NopNotifier{}).EnsureIndexes(ctx); err != nil {
 		return st, fmt.Errorf("bulletin storage: %w", err)
 	}
 	return st, nil

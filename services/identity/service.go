@@ -5,13 +5,12 @@ package identity
 import (
 	"context"
 	"fmt"
+	"sharedworld.dev/pkg/mongox"
 
 	"github.com/gofiber/fiber/v2"
-	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
-	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/services/identity/internal/app"
 	"sharedworld.dev/services/identity/internal/devidp"
@@ -35,18 +34,15 @@ type Service struct {
 
 // OpenDevProvider opens the development identity provider stored in db.
 // The host opens it before building verifiers, which must trust its key.
-func OpenDevProvider(ctx context.Context, db *mongo.Database, prefix string) (*devidp.Provider, error) {
+func OpenDevProvider(ctx context.Context, db *mongox.DB, prefix string) (*devidp.Provider, error) {
 	return devidp.Open(ctx, db, prefix)
 }
 
 // New builds the identity service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	s := &Service{}
-	if deps.Locks == nil {
-		deps.Locks = mongox.NewLocks()
-	}
-	s.relay = events.NewRelay("identity", deps.Publisher, deps.Logger).UseLocks(deps.Locks)
-	citizenStore := store.NewCitizens(deps.DB, s.relay, deps.Locks)
+	s.relay = events.NewRelay("identity", deps.DB, deps.Publisher, deps.Logger)
+	citizenStore := store.NewCitizens(deps.DB, s.relay)
 	s.relay.Add(citizenStore.Collection())
 	if err := citizenStore.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("identity storage: %w", err)

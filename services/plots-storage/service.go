@@ -47,10 +47,10 @@ type Service struct {
 // New builds the service, prepares its storage and creates the commons.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	s := &Service{}
-	s.relay = events.NewRelay(Name, deps.Publisher, deps.Logger).UseLocks(deps.Locks)
-	plots := store.NewPlots(deps.DB, s.relay, deps.Locks)
-	usage := store.NewUsage(deps.DB, deps.Locks)
-	files := store.NewFiles(deps.DB, s.relay, deps.Locks)
+	s.relay = events.NewRelay(Name, deps.DB, deps.Publisher, deps.Logger)
+	plots := store.NewPlots(deps.DB, s.relay)
+	usage := store.NewUsage(deps.DB)
+	files := store.NewFiles(deps.DB, s.relay)
 	s.relay.Add(plots.OutboxCollection(), files.OutboxCollection())
 	backups := store.NewBackups(deps.DB)
 	for _, ensure := range []func(context.Context) error{plots.EnsureIndexes, files.EnsureIndexes, backups.EnsureIndexes} {
@@ -58,7 +58,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 			return nil, fmt.Errorf("plots-storage storage: %w", err)
 		}
 	}
-	s.app = &app.App{Plots: plots, Permissions: store.NewPermissions(deps.DB, deps.Locks), Usage: usage, Files: files, Backups: backups,
+	s.app = &app.App{Plots: plots, Permissions: store.NewPermissions(deps.DB), Usage: usage, Files: files, Backups: backups,
 		Sealer: seal.New(opts.Seal), Clock: deps.Clock, Log: deps.Logger}
 	if err := s.app.EnsureCommons(ctx); err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := s.app.Repair(ctx); err != nil {
 		return nil, err
 	}
-	dir := citizens.NewDirectory(deps.DB, deps.Citizens).UseLocks(deps.Locks)
+	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
 	s.consumer = events.NewConsumer(events.ConsumerOptions{
 		Service: Name, Group: Name, Topics: plotevents.Consumed, Brokers: deps.Brokers,
 		Ledger: events.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,

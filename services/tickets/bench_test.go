@@ -18,6 +18,7 @@ import (
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/embedded"
 	"sharedworld.dev/pkg/httpx"
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/tickets"
 )
@@ -87,7 +88,7 @@ func benchmarkList(b *testing.B, n int) {
 	}
 }
 
-func longTimeoutDB(b *testing.B) *mongo.Database {
+func longTimeoutDB(b *testing.B) *mongox.DB {
 	b.Helper()
 	m, err := embedded.StartMongo(context.Background(), b.TempDir(), nil)
 	if err != nil {
@@ -99,7 +100,7 @@ func longTimeoutDB(b *testing.B) *mongo.Database {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	return client.Database("bench")
+	return mongox.NewDB(client.Database("bench"), mongox.Exclusive)
 }
 
 // seedTickets stores n tickets straight into the list projection (filing

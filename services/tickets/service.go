@@ -43,8 +43,8 @@ const repairWindow = 24 * time.Hour
 
 // New builds the tickets service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
-	relay := eventkit.NewRelay("tickets", deps.Publisher, deps.Logger)
-	st := store.New(deps.DB, ticketevents.Encode, relay, deps.Logger, deps.Locks)
+	relay := eventkit.NewRelay("tickets", deps.DB, deps.Publisher, deps.Logger)
+	st := store.New(deps.DB, ticketevents.Encode, relay, deps.Logger)
 	relay.Add(st.OutboxCollections()...) // filings before changes: a ticket's first event first
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("tickets storage: %w", err)
@@ -52,7 +52,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := st.Repair(ctx, deps.Clock.Now().Add(-repairWindow)); err != nil {
 		return nil, fmt.Errorf("tickets storage: %w", err)
 	}
-	dir := citizens.NewDirectory(deps.DB, deps.Citizens).UseLocks(deps.Locks)
+	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
 	consumer := eventkit.NewConsumer(eventkit.ConsumerOptions{
 		Service: "tickets", Group: "tickets", Topics: citizens.Topics, Brokers: deps.Brokers,
 		Ledger: eventkit.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,

@@ -24,15 +24,12 @@ type Announcements struct {
 	// locks are the process's per-document write locks, shared with the
 	// relay: FerretDB writes a whole document back on every update, so an
 	// update and the relay's removal of sent entries must not overlap.
-	locks *mongox.Locks
+	db *mongox.DB
 }
 
 // NewAnnouncements uses db's "announcements" collection.
-func NewAnnouncements(db *mongo.Database, notify events.Notifier, locks *mongox.Locks) *Announcements {
-	if locks == nil {
-		locks = mongox.NewLocks()
-	}
-	return &Announcements{coll: db.Collection("announcements"), notify: notify, locks: locks}
+func NewAnnouncements(db *mongox.DB, notify events.Notifier) *Announcements {
+	return &Announcements{coll: db.Collection("announcements"), notify: notify, db: db}
 }
 
 // Collection is the collection whose documents carry outboxes (for the relay).
@@ -108,7 +105,7 @@ func (s *Announcements) Apply(ctx context.Context, ch domain.AnnouncementChange,
 		s.notify.Notify(s.coll, a.PostID)
 		return nil
 	}
-	unlock := s.locks.Doc(s.coll, a.PostID)
+	unlock := s.db.Lock(s.coll, a.PostID)
 	defer unlock()
 	res, err := s.coll.UpdateOne(ctx, bson.M{"_id": a.PostID, "version": a.Version - 1},
 		events.WithOutbox(bson.M{"$set": bson.M{"pinned": a.Pinned, "version": a.Version}}, ev))

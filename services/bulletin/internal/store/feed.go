@@ -21,7 +21,7 @@ type Feed struct {
 }
 
 // NewFeed uses db's "feed" collection.
-func NewFeed(db *mongo.Database) *Feed { return &Feed{coll: db.Collection("feed")} }
+func NewFeed(db *mongox.DB) *Feed { return &Feed{coll: db.Collection("feed")} }
 
 // StoredEntry is a feed entry with its position in the stream.
 type StoredEntry struct {

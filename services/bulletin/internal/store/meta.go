@@ -22,7 +22,7 @@ type Meta struct {
 }
 
 // NewMeta uses db's "meta" collection.
-func NewMeta(db *mongo.Database) *Meta { return &Meta{coll: db.Collection("meta")} }
+func NewMeta(db *mongox.DB) *Meta { return &Meta{coll: db.Collection("meta")} }
 
 type worldDoc struct {
 	ID      string    `bson:"_id"`

@@ -31,11 +31,11 @@ var projectionCollections = map[domain.RecordKind]string{
 
 // Projections stores the aggregator's records.
 type Projections struct {
-	db *mongo.Database
+	db *mongox.DB
 }
 
 // NewProjections uses db's proj_* collections.
-func NewProjections(db *mongo.Database) *Projections { return &Projections{db: db} }
+func NewProjections(db *mongox.DB) *Projections { return &Projections{db: db} }
 
 func (s *Projections) coll(k domain.RecordKind) *mongo.Collection {
 	return s.db.Collection(projectionCollections[k])

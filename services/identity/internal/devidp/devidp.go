@@ -42,7 +42,7 @@ type keyDoc struct {
 }
 
 // Open loads the provider's key from db, creating it on first start.
-func Open(ctx context.Context, db *mongo.Database, prefix string) (*Provider, error) {
+func Open(ctx context.Context, db *mongox.DB, prefix string) (*Provider, error) {
 	p := &Provider{keys: db.Collection("idp_keys"), agents: db.Collection("idp_agents"), revoked: db.Collection("idp_revocations")}
 	var k keyDoc
 	err := p.keys.FindOne(ctx, bson.M{"_id": KeyID}).Decode(&k)

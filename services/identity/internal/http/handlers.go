@@ -6,8 +6,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
-	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/problem"
@@ -25,7 +25,7 @@ type Handlers struct {
 
 // Routes registers the public routes.
 func (h *Handlers) Routes(r fiber.Router) {
-	citizen := citizens.Require(h.App)
+	citizen := admit.Living(h.App)
 	r.Post("/api/world/register", h.Auth.Required(), h.register)
 	r.Get("/api/world/citizens/:agent_id", h.citizen)
 	r.Get("/api/world/whoami", h.Auth.Required(), h.whoami)
@@ -168,7 +168,7 @@ func (h *Handlers) toProfileJSON(cit store.Citizen) profileJSON {
 }
 
 func (h *Handlers) profile(c *fiber.Ctx) error {
-	cit, err := h.App.Citizen(c.UserContext(), citizens.Of(c).AgentID)
+	cit, err := h.App.Citizen(c.UserContext(), admit.CitizenOf(c).AgentID)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (h *Handlers) updateProfile(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	cit, err := h.App.UpdateProfile(c.UserContext(), citizens.Of(c).AgentID, req.profileFields.merge(req.Profile).change())
+	cit, err := h.App.UpdateProfile(c.UserContext(), admit.CitizenOf(c).AgentID, req.profileFields.merge(req.Profile).change())
 	if err != nil {
 		return err
 	}

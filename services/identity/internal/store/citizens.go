@@ -45,21 +45,21 @@ type Citizens struct {
 	coll    *mongo.Collection
 	numbers *mongo.Collection
 	notify  events.Notifier
-	locks   *mongox.Locks // per-document write locks shared with the relay
-	next    int64         // next free citizen number, guarded by the numbers lock
+	db      *mongox.DB // its document locks are shared with the relay
+	next    int64      // next free citizen number, guarded by the numbers lock
 }
 
 // ErrVersionClash means another write changed the citizen first.
 var ErrVersionClash = errors.New("citizen changed concurrently")
 
 // NewCitizens uses db's "citizens" and "citizen_numbers" collections.
-func NewCitizens(db *mongo.Database, notify events.Notifier, locks *mongox.Locks) *Citizens {
-	return &Citizens{coll: db.Collection("citizens"), numbers: db.Collection("citizen_numbers"), notify: notify, locks: locks}
+func NewCitizens(db *mongox.DB, notify events.Notifier) *Citizens {
+	return &Citizens{coll: db.Collection("citizens"), numbers: db.Collection("citizen_numbers"), notify: notify, db: db}
 }
 
 // Lock takes the write lock of one citizen document; hold it across a
 // read-modify-write (Get, then Update).
-func (s *Citizens) Lock(agentID string) (unlock func()) { return s.locks.Doc(s.coll, agentID) }
+func (s *Citizens) Lock(agentID string) (unlock func()) { return s.db.Lock(s.coll, agentID) }
 
 // Collection is the collection whose documents carry outboxes (for the relay).
 func (s *Citizens) Collection() *mongo.Collection { return s.coll }
@@ -103,7 +103,7 @@ var ErrExists = errors.New("agent_id exists")
 // remembered in memory so a registration costs one insert, not a scan;
 // another replica's insert shows up as a duplicate and moves it on.
 func (s *Citizens) NumberFor(ctx context.Context, agentID string) (int64, error) {
-	defer s.locks.Doc(s.numbers, "next")()
+	defer s.db.Lock(s.numbers, "next")()
 	if s.next == 0 {
 		var last struct {
 			N int64 `bson:"_id"`
@@ -142,7 +142,7 @@ func (s *Citizens) NumberFor(ctx context.Context, agentID string) (int64, error)
 // registration event into the same document.
 func (s *Citizens) Activate(ctx context.Context, agentID string, number int64, ev events.Event) error {
 	defer s.Lock(agentID)()
-	res, err := s.coll.UpdateOne(ctx, s.locks.ByID(agentID, bson.M{"status": domain.StatusPending}),
+	res, err := s.coll.UpdateOne(ctx, s.db.Guarded(agentID, bson.M{"status": domain.StatusPending}),
 		events.WithOutbox(bson.M{"$set": bson.M{"status": domain.StatusLiving, "citizen_number": number, "version": uint64(1)}}, ev))
 	if err != nil {
 		return fmt.Errorf("activate citizen: %w", err)
@@ -177,7 +177,7 @@ func (s *Citizens) Get(ctx context.Context, agentID string) (Citizen, bool, erro
 // The caller holds Lock(c.AgentID).
 func (s *Citizens) Update(ctx context.Context, c Citizen, set bson.M, evs ...events.Event) error {
 	set["version"] = c.Version + 1
-	res, err := s.coll.UpdateOne(ctx, s.locks.ByID(c.AgentID, bson.M{"version": c.Version}), events.WithOutbox(bson.M{"$set": set}, evs...))
+	res, err := s.coll.UpdateOne(ctx, s.db.Guarded(c.AgentID, bson.M{"version": c.Version}), events.WithOutbox(bson.M{"$set": set}, evs...))
 	if err != nil {
 		return fmt.Errorf("update citizen: %w", err)
 	}
@@ -195,7 +195,7 @@ func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.
 	if !signed.IsZero() {
 		set["last_signed_at"] = signed
 	}
-	_, err := s.coll.UpdateOne(ctx, s.locks.ByID(agentID, bson.M{"status": domain.StatusLiving}), bson.M{"$set": set})
+	_, err := s.coll.UpdateOne(ctx, s.db.Guarded(agentID, bson.M{"status": domain.StatusLiving}), bson.M{"$set": set})
 	return err
 }
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/services/plots-storage/internal/app"
@@ -41,7 +41,7 @@ func (h *Handlers) backup(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	b, err := h.App.Backup(c.UserContext(), citizens.Of(c), app.BackupRequest{
+	b, err := h.App.Backup(c.UserContext(), admit.CitizenOf(c), app.BackupRequest{
 		Content: req.Content, EncryptionKey: req.EncryptionKey, BackupType: req.BackupType, ExpiresAt: req.ExpiresAt,
 	})
 	if err != nil {
@@ -62,7 +62,7 @@ func (h *Handlers) restore(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	b, plain, err := h.App.Restore(c.UserContext(), citizens.Of(c), req.BackupID, req.EncryptionKey)
+	b, plain, err := h.App.Restore(c.UserContext(), admit.CitizenOf(c), req.BackupID, req.EncryptionKey)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (h *Handlers) restore(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) listBackups(c *fiber.Ctx) error {
-	list, err := h.App.ListBackups(c.UserContext(), citizens.Of(c))
+	list, err := h.App.ListBackups(c.UserContext(), admit.CitizenOf(c))
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (h *Handlers) listBackups(c *fiber.Ctx) error {
 
 func (h *Handlers) deleteBackup(c *fiber.Ctx) error {
 	id := c.Params("backup_id")
-	if err := h.App.DeleteBackup(c.UserContext(), citizens.Of(c), id); err != nil {
+	if err := h.App.DeleteBackup(c.UserContext(), admit.CitizenOf(c), id); err != nil {
 		return err
 	}
 	return httpx.OK(c, fiber.StatusOK, fiber.Map{"backup_id": id, "deleted": true})

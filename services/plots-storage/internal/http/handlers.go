@@ -4,6 +4,7 @@ package http
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/problem"
@@ -19,7 +20,7 @@ type Handlers struct {
 
 // Routes registers the public routes.
 func (h *Handlers) Routes(r fiber.Router) {
-	citizen := []fiber.Handler{h.Auth.Required(), citizens.Require(h.Citizens)}
+	citizen := []fiber.Handler{h.Auth.Required(), admit.Living(h.Citizens)}
 	reader := []fiber.Handler{h.Auth.Optional(), h.readerGate}
 	with := func(chain []fiber.Handler, last fiber.Handler) []fiber.Handler {
 		return append(append([]fiber.Handler{}, chain...), last)

@@ -3,7 +3,7 @@ package http
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/services/plots-storage/internal/domain"
@@ -46,7 +46,7 @@ func (h *Handlers) claim(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.App.Claim(c.UserContext(), citizens.Of(c), cell)
+	p, err := h.App.Claim(c.UserContext(), admit.CitizenOf(c), cell)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (h *Handlers) claim(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) abandon(c *fiber.Ctx) error {
-	p, at, err := h.App.Abandon(c.UserContext(), citizens.Of(c))
+	p, at, err := h.App.Abandon(c.UserContext(), admit.CitizenOf(c))
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func toPermissionsJSON(p domain.Permissions) permissionsJSON {
 }
 
 func (h *Handlers) permissions(c *fiber.Ctx) error {
-	p, perms, err := h.App.PlotPermissions(c.UserContext(), citizens.Of(c).AgentID, c.Params("plot_id"))
+	p, perms, err := h.App.PlotPermissions(c.UserContext(), admit.CitizenOf(c).AgentID, c.Params("plot_id"))
 	if err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ func (h *Handlers) setPermissions(c *fiber.Ctx) error {
 	if f.empty() && req.Permissions != nil {
 		f = *req.Permissions
 	}
-	p, perms, err := h.App.SetPermissions(c.UserContext(), citizens.Of(c).AgentID, c.Params("plot_id"), domain.PermissionsInput{
+	p, perms, err := h.App.SetPermissions(c.UserContext(), admit.CitizenOf(c).AgentID, c.Params("plot_id"), domain.PermissionsInput{
 		PublicRead: f.PublicRead, PublicWrite: f.PublicWrite, AllowedAgents: f.AllowedAgents,
 		BannedAgents: f.BannedAgents, GovernanceOverride: f.GovernanceOverride,
 	})

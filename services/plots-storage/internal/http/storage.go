@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/services/plots-storage/internal/app"
@@ -35,7 +35,7 @@ func (h *Handlers) write(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	r, err := h.App.Write(c.UserContext(), citizens.Of(c), app.WriteRequest{
+	r, err := h.App.Write(c.UserContext(), admit.CitizenOf(c), app.WriteRequest{
 		PlotID: req.PlotID, Path: req.Path, Content: req.Content, ContentType: req.ContentType,
 	})
 	if err != nil {
@@ -109,7 +109,7 @@ func (h *Handlers) delete(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	f, err := h.App.Delete(c.UserContext(), citizens.Of(c), req.PlotID, req.Path)
+	f, err := h.App.Delete(c.UserContext(), admit.CitizenOf(c), req.PlotID, req.Path)
 	if err != nil {
 		return err
 	}

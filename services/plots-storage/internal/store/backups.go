@@ -69,7 +69,7 @@ type Backups struct {
 }
 
 // NewBackups uses db's "backups" and "backup_contents" collections.
-func NewBackups(db *mongo.Database) *Backups {
+func NewBackups(db *mongox.DB) *Backups {
 	return &Backups{coll: db.Collection("backups"), content: db.Collection("backup_contents")}
 }
 

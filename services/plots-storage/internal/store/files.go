@@ -60,14 +60,14 @@ type Files struct {
 	garden *mongo.Collection
 	blobs  *mongo.Collection
 	notify events.Notifier
-	locks  *mongox.Locks
+	db     *mongox.DB
 }
 
 // NewFiles uses db's "files", "garden_files" and "blobs" collections; locks
 // are the process's document locks, shared with the relay.
-func NewFiles(db *mongo.Database, notify events.Notifier, locks *mongox.Locks) *Files {
+func NewFiles(db *mongox.DB, notify events.Notifier) *Files {
 	return &Files{files: db.Collection("files"), garden: db.Collection("garden_files"), blobs: db.Collection("blobs"),
-		notify: notify, locks: locks}
+		notify: notify, db: db}
 }
 
 // OutboxCollection carries garden events (for the relay).
@@ -94,7 +94,7 @@ func (s *Files) EnsureIndexes(ctx context.Context) error {
 // Lock takes a file's lock for a read-modify-write of its head; the relay
 // takes the same lock to mark garden events sent.
 func (s *Files) Lock(plotID, tenancy, path string) (unlock func()) {
-	return s.locks.Doc(s.coll(plotID), FileID(plotID, tenancy, path))
+	return s.db.Lock(s.coll(plotID), FileID(plotID, tenancy, path))
 }
 
 // Head returns a file's head (a zero File when there is none).
@@ -137,7 +137,7 @@ func (s *Files) Put(ctx context.Context, prev, next File, evs ...events.Event) e
 			return fmt.Errorf("create file: %w", err)
 		}
 	} else {
-		res, err := coll.UpdateOne(ctx, s.locks.ByID(next.ID, bson.M{"version": prev.Version}),
+		res, err := coll.UpdateOne(ctx, s.db.Guarded(next.ID, bson.M{"version": prev.Version}),
 			events.WithOutbox(bson.M{"$set": fields}, evs...))
 		if err != nil {
 			return fmt.Errorf("replace file: %w", err)
@@ -156,7 +156,7 @@ func (s *Files) Put(ctx context.Context, prev, next File, evs ...events.Event) e
 // changed since. Call it holding the file's lock. Garden files are never deleted (only their owner, the
 // system, could), so no unpublished event goes with a deleted head.
 func (s *Files) Delete(ctx context.Context, f File) error {
-	res, err := s.coll(f.PlotID).DeleteOne(ctx, s.locks.ByID(f.ID, bson.M{"version": f.Version}))
+	res, err := s.coll(f.PlotID).DeleteOne(ctx, s.db.Guarded(f.ID, bson.M{"version": f.Version}))
 	if err != nil {
 		return fmt.Errorf("delete file: %w", err)
 	}

@@ -26,13 +26,13 @@ type permissionsDoc struct {
 
 // Permissions stores plot permissions.
 type Permissions struct {
-	coll  *mongo.Collection
-	locks *mongox.Locks
+	coll *mongo.Collection
+	db   *mongox.DB
 }
 
 // NewPermissions uses db's "plot_permissions" collection.
-func NewPermissions(db *mongo.Database, locks *mongox.Locks) *Permissions {
-	return &Permissions{coll: db.Collection("plot_permissions"), locks: locks}
+func NewPermissions(db *mongox.DB) *Permissions {
+	return &Permissions{coll: db.Collection("plot_permissions"), db: db}
 }
 
 // Get returns a tenancy's permissions, the defaults when never set.
@@ -53,7 +53,7 @@ func (s *Permissions) Get(ctx context.Context, tenancy string) (domain.Permissio
 func (s *Permissions) Put(ctx context.Context, tenancy string, p domain.Permissions) error {
 	d := permissionsDoc{Tenancy: tenancy, PublicRead: p.PublicRead, PublicWrite: p.PublicWrite,
 		AllowedAgents: nonNil(p.AllowedAgents), BannedAgents: nonNil(p.BannedAgents), GovernanceOverride: p.GovernanceOverride}
-	defer s.locks.Doc(s.coll, tenancy)()
+	defer s.db.Lock(s.coll, tenancy)()
 	if _, err := s.coll.ReplaceOne(ctx, bson.M{"_id": tenancy}, d, options.Replace().SetUpsert(true)); err != nil {
 		return fmt.Errorf("store permissions: %w", err)
 	}

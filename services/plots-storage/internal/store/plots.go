@@ -45,13 +45,13 @@ func FreeKey(plotID string) string { return "free:" + plotID }
 type Plots struct {
 	coll   *mongo.Collection
 	notify events.Notifier
-	locks  *mongox.Locks
+	db     *mongox.DB
 }
 
 // NewPlots uses db's "plots" collection; locks are the process's document
 // locks, shared with the relay.
-func NewPlots(db *mongo.Database, notify events.Notifier, locks *mongox.Locks) *Plots {
-	return &Plots{coll: db.Collection("plots"), notify: notify, locks: locks}
+func NewPlots(db *mongox.DB, notify events.Notifier) *Plots {
+	return &Plots{coll: db.Collection("plots"), notify: notify, db: db}
 }
 
 // OutboxCollection carries plot events (for the relay).
@@ -66,7 +66,7 @@ func (s *Plots) EnsureIndexes(ctx context.Context) error {
 }
 
 // Lock takes a cell's lock for a read-modify-write of its document.
-func (s *Plots) Lock(plotID string) (unlock func()) { return s.locks.Doc(s.coll, plotID) }
+func (s *Plots) Lock(plotID string) (unlock func()) { return s.db.Lock(s.coll, plotID) }
 
 // Cell returns the document of a cell, claimed or free (ErrNotFound when
 // the cell was never claimed).
@@ -124,7 +124,7 @@ func (s *Plots) Claim(ctx context.Context, prev, p Plot, ev events.Event) error 
 		_, err = s.coll.InsertOne(ctx, doc)
 	} else {
 		var res *mongo.UpdateResult
-		res, err = s.coll.UpdateOne(ctx, s.locks.ByID(p.ID, bson.M{"claimed": false, "version": prev.Version}),
+		res, err = s.coll.UpdateOne(ctx, s.db.Guarded(p.ID, bson.M{"claimed": false, "version": prev.Version}),
 			events.WithOutbox(bson.M{"$set": doc}, ev))
 		if err == nil && res.MatchedCount == 0 {
 			return ErrVersionClash
@@ -144,7 +144,7 @@ func (s *Plots) Claim(ctx context.Context, prev, p Plot, ev events.Event) error 
 // ErrVersionClash when it changed since.
 func (s *Plots) Release(ctx context.Context, p Plot, ev events.Event) error {
 	free := Plot{ID: p.ID, X: p.X, Y: p.Y, OwnerKey: FreeKey(p.ID), Version: p.Version + 1}
-	res, err := s.coll.UpdateOne(ctx, s.locks.ByID(p.ID, bson.M{"version": p.Version, "owner_key": p.OwnerKey}),
+	res, err := s.coll.UpdateOne(ctx, s.db.Guarded(p.ID, bson.M{"version": p.Version, "owner_key": p.OwnerKey}),
 		events.WithOutbox(bson.M{"$set": free.fields()}, ev))
 	if err != nil {
 		return fmt.Errorf("release %s: %w", p.ID, err)

@@ -19,14 +19,13 @@ type Usage struct {
 	coll *mongo.Collection
 	// locks are this store's own: a usage lock is taken while a file's lock
 	// is held, and separate stripes rule out the two ever being one mutex.
-	locks *mongox.Locks
+	db *mongox.DB
 	// shared are the process's locks; they say whether filters carry guards.
-	shared *mongox.Locks
 }
 
 // NewUsage uses db's "plot_usage" collection.
-func NewUsage(db *mongo.Database, shared *mongox.Locks) *Usage {
-	return &Usage{coll: db.Collection("plot_usage"), locks: mongox.NewLocks(), shared: shared}
+func NewUsage(db *mongox.DB) *Usage {
+	return &Usage{coll: db.Collection("plot_usage"), db: db}
 }
 
 type usageDoc struct {
@@ -41,7 +40,7 @@ type usageDoc struct {
 // after it, or ErrNoRoom with the usage that refused it. Unchecked, it
 // applies the change whatever the usage (giving space back).
 func (s *Usage) Reserve(ctx context.Context, tenancy string, change domain.Change, checked bool) (domain.Usage, error) {
-	defer s.locks.Lock(tenancy)()
+	defer s.db.LockKey(tenancy)()
 	guard := bson.M{}
 	if checked {
 		// Checked here under the lock (what holds in this process, where the
@@ -58,7 +57,7 @@ func (s *Usage) Reserve(ctx context.Context, tenancy string, change domain.Chang
 		guard = bson.M{"bytes_used": bson.M{"$lte": ceil.Bytes}, "files_used": bson.M{"$lte": ceil.Files}}
 	}
 	var after usageDoc
-	err := s.coll.FindOneAndUpdate(ctx, s.shared.ByID(tenancy, guard),
+	err := s.coll.FindOneAndUpdate(ctx, s.db.Guarded(tenancy, guard),
 		bson.M{"$inc": bson.M{"bytes_used": change.Bytes, "files_used": change.Files}},
 		options.FindOneAndUpdate().SetReturnDocument(options.After).SetUpsert(true)).Decode(&after)
 	if mongo.IsDuplicateKeyError(err) {
@@ -92,7 +91,7 @@ func (s *Usage) Current(ctx context.Context, tenancy string) (domain.Usage, erro
 
 // DeleteTenancy removes an ended tenancy's counters.
 func (s *Usage) DeleteTenancy(ctx context.Context, tenancy string) error {
-	defer s.locks.Lock(tenancy)()
+	defer s.db.LockKey(tenancy)()
 	_, err := s.coll.DeleteOne(ctx, bson.M{"_id": tenancy})
 	return err
 }

@@ -5,6 +5,7 @@ package http
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/httpx"
@@ -22,7 +23,7 @@ type Handlers struct {
 
 // Routes registers the public and ambassador routes (CONTRACT §5).
 func (h *Handlers) Routes(r fiber.Router) {
-	citizen := citizens.Require(h.Citizens)
+	citizen := admit.Living(h.Citizens)
 	r.Post("/api/world/tickets", h.Auth.Required(), citizen, h.file)
 	r.Get("/api/world/tickets", h.list)
 	r.Get("/api/world/tickets/:ticket_id", h.get)
@@ -35,7 +36,7 @@ func (h *Handlers) file(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	t, err := h.App.File(c.UserContext(), citizens.Of(c).AgentID, domain.FileRequest{
+	t, err := h.App.File(c.UserContext(), admit.CitizenOf(c).AgentID, domain.FileRequest{
 		Category: req.Category, Title: req.Title, Description: req.Description, Severity: req.Severity,
 	})
 	if err != nil {
@@ -86,7 +87,7 @@ func (h *Handlers) get(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) upvote(c *fiber.Ctx) error {
-	t, err := h.App.Upvote(c.UserContext(), c.Params("ticket_id"), citizens.Of(c).AgentID)
+	t, err := h.App.Upvote(c.UserContext(), c.Params("ticket_id"), admit.CitizenOf(c).AgentID)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func (s *Store) Get(ctx context.Context, id domain.TicketID) (domain.Snapshot, e
 			return d.snapshot(), nil
 		}
 	}
-	unlock := s.locks.Lock(string(id))
+	unlock := s.db.LockKey(string(id))
 	defer unlock()
 	d, found, err = s.load(ctx, string(id))
 	if err != nil {
@@ -47,7 +47,7 @@ func (s *Store) Get(ctx context.Context, id domain.TicketID) (domain.Snapshot, e
 // event as the ticket's next version. fn may run more than once when another
 // replica changes the ticket at the same moment; it must be pure.
 func (s *Store) Change(ctx context.Context, id domain.TicketID, fn func(*domain.Ticket) (domain.Event, error)) (domain.Snapshot, error) {
-	unlock := s.locks.Lock(string(id))
+	unlock := s.db.LockKey(string(id))
 	defer unlock()
 	for attempt := 0; attempt < 10; attempt++ {
 		d, found, err := s.load(ctx, string(id))
@@ -146,7 +146,7 @@ func (s *Store) writeProjection(ctx context.Context, before ticketDoc, ch change
 	after := ch.applyTo(before)
 	// The caller holds the ticket's lock; on the exclusive embedded backend
 	// that is the guard, and an exact _id filter is an index lookup there.
-	_, err := s.tickets.UpdateOne(ctx, s.locks.ByID(before.ID, bson.M{"version": before.Version}), bson.M{"$set": bson.M{
+	_, err := s.tickets.UpdateOne(ctx, s.db.Guarded(before.ID, bson.M{"version": before.Version}), bson.M{"$set": bson.M{
 		"status": after.Status, "response": after.Response, "updated_at": after.UpdatedAt,
 		"upvotes": after.Upvotes, "upvoters": after.Upvoters, "version": after.Version,
 	}})

@@ -57,7 +57,7 @@ func (s *Store) File(ctx context.Context, filedBy, day string, slots []int, buil
 }
 
 func (s *Store) insertProjection(ctx context.Context, d ticketDoc) {
-	unlock := s.locks.Lock(d.ID)
+	unlock := s.db.LockKey(d.ID)
 	defer unlock()
 	if _, err := s.tickets.InsertOne(ctx, d); err != nil && !mongox.IsDuplicate(err) {
 		s.markStale(d.ID, err)

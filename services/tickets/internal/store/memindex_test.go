@@ -19,7 +19,7 @@ import (
 func TestInMemoryIndexAgreesWithTheQueries(t *testing.T) {
 	kit := testkit.New(t)
 	ctx := kit.Ctx()
-	queried := New(kit.DB, ticketevents.Encode, nil, kit.Logger, nil)
+	queried := New(mongox.NewDB(kit.DB.Database, mongox.Shared), ticketevents.Encode, nil, kit.Logger)
 	if err := queried.EnsureIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestInMemoryIndexAgreesWithTheQueries(t *testing.T) {
 	}
 	// A second store on the same database, as the embedded world builds it:
 	// its index is loaded from the stored projections.
-	indexed := New(kit.DB, ticketevents.Encode, nil, kit.Logger, mongox.NewLocks().Exclusive())
+	indexed := New(mongox.NewDB(kit.DB.Database, mongox.Exclusive), ticketevents.Encode, nil, kit.Logger)
 	if err := indexed.EnsureIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}

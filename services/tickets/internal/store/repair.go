@@ -49,7 +49,7 @@ func (s *Store) Run(ctx context.Context) {
 }
 
 func (s *Store) rollForward(ctx context.Context, id string) {
-	unlock := s.locks.Lock(id)
+	unlock := s.db.LockKey(id)
 	defer unlock()
 	if _, _, err := s.load(ctx, id); err != nil {
 		s.log.Warn("roll ticket projection forward", slog.String("ticket_id", id), slog.String("error", err.Error()))
@@ -79,7 +79,7 @@ func (s *Store) Repair(ctx context.Context, since time.Time) error {
 		return err
 	}
 	for id := range ids {
-		unlock := s.locks.Lock(id)
+		unlock := s.db.LockKey(id)
 		_, _, err := s.load(ctx, id)
 		unlock()
 		if err != nil {

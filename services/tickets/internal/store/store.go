@@ -48,7 +48,7 @@ type Store struct {
 	// locks serialise, within this process, every write to one ticket's
 	// projection, so a read that rolls it forward never interleaves with a
 	// change being projected (see mongox.Locks).
-	locks *mongox.Locks
+	db *mongox.DB
 
 	mu    sync.Mutex
 	stale map[string]bool // projections whose last write failed; retried by Run
@@ -58,21 +58,18 @@ type Store struct {
 
 // New uses db's "filings", "ticket_changes" and "tickets" collections.
 // locks are the process's document locks (nil: a set of its own).
-func New(db *mongo.Database, encode Encoder, notify eventkit.Notifier, log *slog.Logger, locks *mongox.Locks) *Store {
+func New(db *mongox.DB, encode Encoder, notify eventkit.Notifier, log *slog.Logger) *Store {
 	if notify == nil {
 		notify = eventkit.NopNotifier{}
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	if locks == nil {
-		locks = mongox.NewLocks()
-	}
 	st := &Store{
 		filings: db.Collection("filings"), changes: db.Collection("ticket_changes"), tickets: db.Collection("tickets"),
-		encode: encode, notify: notify, log: log, locks: locks, stale: map[string]bool{},
+		encode: encode, notify: notify, log: log, db: db, stale: map[string]bool{},
 	}
-	if locks.IsExclusive() {
+	if db.Exclusive() {
 		st.index = newMemIndex()
 	}
 	return st

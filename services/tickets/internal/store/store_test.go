@@ -21,7 +21,7 @@ var at = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 func newStore(t *testing.T) *Store {
 	t.Helper()
 	kit := testkit.New(t)
-	s := New(kit.DB, ticketevents.Encode, nil, kit.Logger, nil)
+	s := New(kit.DB, ticketevents.Encode, nil, kit.Logger)
 	if err := s.EnsureIndexes(kit.Ctx()); err != nil {
 		t.Fatal(err)
 	}

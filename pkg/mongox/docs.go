@@ -1,0 +1,300 @@
+package mongox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// OutboxField is the array field in which a document carries the events its
+// writes caused but the relay has not yet published. Because the events live
+// inside the document, state and events are committed by one single-document
+// write: no multi-document transaction needed.
+const OutboxField = "_outbox"
+
+// VersionField is the document's version, raised by one on every change; on
+// a shared database it is the guard of every read-modify-write.
+const VersionField = "version"
+
+// Notifier is told which document a write left events in, so the relay
+// publishes them at once by _id instead of waiting for a sweep.
+type Notifier interface {
+	Notify(coll *mongo.Collection, id string)
+}
+
+// NopNotifier ignores notifications; the relay's sweeps still publish.
+type NopNotifier struct{}
+
+// Notify does nothing.
+func (NopNotifier) Notify(*mongo.Collection, string) {}
+
+var (
+	// ErrNotFound: no document has the id.
+	ErrNotFound = errors.New("document not found")
+	// ErrDuplicate: a unique index other than _id refused the document (or,
+	// for Insert with a caller's id, the _id is taken).
+	ErrDuplicate = errors.New("duplicate key")
+	// ErrVersionClash: other writers changed the document every time it was
+	// read, up to the retry limit.
+	ErrVersionClash = errors.New("document changed concurrently")
+	// ErrNoChange, returned by a change function, ends Update without a
+	// write; Update then returns the document as read and no error.
+	ErrNoChange = errors.New("no change")
+)
+
+// maxAttempts bounds Update's retries on version clashes.
+const maxAttempts = 10
+
+// idAttempts bounds Create's redraws of colliding random ids.
+const idAttempts = 8
+
+// Docs is the one way a service stores an aggregate: documents of type T
+// with a string _id, a version and an outbox of events of type E.
+//
+// T is a plain struct with bson tags; its version field, if it has one, is
+// tagged "version" and is filled in by Docs (whatever T holds there is
+// ignored on write). E is the outbox entry (events.Event).
+type Docs[T, E any] struct {
+	db     *DB
+	coll   *mongo.Collection
+	notify Notifier
+	// BeforeWrite, when set, runs between a change's read and its write
+	// (with the document's lock held): tests use it to play another replica
+	// that writes first.
+	BeforeWrite func(ctx context.Context, id string)
+}
+
+// NewDocs stores T in collection name of db and tells notify about every
+// write that leaves events (nil: nobody; the relay's sweeps still find them).
+func NewDocs[T, E any](db *DB, name string, notify Notifier) *Docs[T, E] {
+	if notify == nil {
+		notify = NopNotifier{}
+	}
+	return &Docs[T, E]{db: db, coll: db.Collection(name), notify: notify}
+}
+
+// Collection is the underlying collection (for indexes, queries and the relay).
+func (s *Docs[T, E]) Collection() *mongo.Collection { return s.coll }
+
+// DB is the database handle the documents live in.
+func (s *Docs[T, E]) DB() *DB { return s.db }
+
+// Get reads one document without its outbox.
+func (s *Docs[T, E]) Get(ctx context.Context, id string) (T, error) {
+	doc, _, err := s.read(ctx, id)
+	return doc, err
+}
+
+// Create inserts build(id) at version 1 with its events under a fresh
+// prefix_xxxxxxxx id, redrawing the id when it collides. Another unique
+// index refusing the document is ErrDuplicate.
+func (s *Docs[T, E]) Create(ctx context.Context, prefix string, build func(id string) (T, []E, error)) (T, error) {
+	var zero T
+	for attempt := 0; attempt < idAttempts; attempt++ {
+		id := NewID(prefix)
+		doc, evs, err := build(id)
+		if err != nil {
+			return zero, err
+		}
+		out, err := s.insert(ctx, id, doc, evs)
+		if !errors.Is(err, ErrDuplicate) {
+			return out, err
+		}
+		taken, ferr := s.exists(ctx, id)
+		if ferr != nil {
+			return zero, ferr
+		}
+		if !taken {
+			return zero, err // another unique index refused it
+		}
+	}
+	return zero, fmt.Errorf("insert into %s: no free %s id after %d attempts", s.coll.Name(), prefix, idAttempts)
+}
+
+// Insert stores doc under the caller's id (a natural key) at version 1 with
+// its events; ErrDuplicate when the id or another unique key is taken.
+func (s *Docs[T, E]) Insert(ctx context.Context, id string, doc T, evs ...E) (T, error) {
+	return s.insert(ctx, id, doc, evs)
+}
+
+func (s *Docs[T, E]) insert(ctx context.Context, id string, doc T, evs []E) (T, error) {
+	var zero T
+	fields, err := fieldsOf(doc)
+	if err != nil {
+		return zero, fmt.Errorf("encode %s/%s: %w", s.coll.Name(), id, err)
+	}
+	fields = append(fields, bson.E{Key: VersionField, Value: int64(1)})
+	full := append(bson.D{{Key: "_id", Value: id}}, fields...)
+	if len(evs) > 0 {
+		full = append(full, bson.E{Key: OutboxField, Value: evs})
+	}
+	if _, err := s.coll.InsertOne(ctx, full); err != nil {
+		if IsDuplicate(err) {
+			return zero, fmt.Errorf("insert into %s: %w", s.coll.Name(), ErrDuplicate)
+		}
+		return zero, fmt.Errorf("insert into %s: %w", s.coll.Name(), err)
+	}
+	if len(evs) > 0 {
+		s.notify.Notify(s.coll, id)
+	}
+	return decodeAs[T](full)
+}
+
+// Update is the one read-modify-write: with the document's lock held it
+// reads the document, runs change on it, and writes the result with the
+// change's events into the outbox in one single-document write, guarded by
+// the version on a shared database; on a version clash it reads again and
+// reruns change (so change must be a pure function of the document), up to
+// a bounded number of times. change's error is returned as it is, and
+// nothing is written; ErrNoChange ends without a write and without error.
+func (s *Docs[T, E]) Update(ctx context.Context, id string, change func(*T) ([]E, error)) (T, error) {
+	var zero T
+	defer s.db.Lock(s.coll, id)()
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		doc, version, err := s.read(ctx, id)
+		if err != nil {
+			return zero, err
+		}
+		evs, err := change(&doc)
+		if errors.Is(err, ErrNoChange) {
+			return doc, nil
+		}
+		if err != nil {
+			return zero, err
+		}
+		fields, err := fieldsOf(doc)
+		if err != nil {
+			return zero, fmt.Errorf("encode %s/%s: %w", s.coll.Name(), id, err)
+		}
+		fields = append(fields, bson.E{Key: VersionField, Value: version + 1})
+		update := bson.M{"$set": fields}
+		if len(evs) > 0 {
+			update["$push"] = bson.M{OutboxField: bson.M{"$each": evs}}
+		}
+		if s.BeforeWrite != nil {
+			s.BeforeWrite(ctx, id)
+		}
+		res, err := s.coll.UpdateOne(ctx, s.db.Guarded(id, versionGuard(version)), update)
+		if err != nil {
+			if IsDuplicate(err) {
+				return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, ErrDuplicate)
+			}
+			return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, err)
+		}
+		if res.MatchedCount == 0 {
+			continue // another replica changed (or removed) it first: decide again on what it wrote
+		}
+		if len(evs) > 0 {
+			s.notify.Notify(s.coll, id)
+		}
+		return decodeAs[T](append(bson.D{{Key: "_id", Value: id}}, fields...))
+	}
+	return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, ErrVersionClash)
+}
+
+// Delete removes the document if check (run on the current document with
+// its lock held) allows it, guarded by the version like Update. Its events
+// cannot ride in the removed document: callers that publish on removal keep
+// a tombstone (an Update) instead.
+func (s *Docs[T, E]) Delete(ctx context.Context, id string, check func(*T) error) error {
+	defer s.db.Lock(s.coll, id)()
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		doc, version, err := s.read(ctx, id)
+		if err != nil {
+			return err
+		}
+		if check != nil {
+			if err := check(&doc); err != nil {
+				return err
+			}
+		}
+		if s.BeforeWrite != nil {
+			s.BeforeWrite(ctx, id)
+		}
+		res, err := s.coll.DeleteOne(ctx, s.db.Guarded(id, versionGuard(version)))
+		if err != nil {
+			return fmt.Errorf("delete %s/%s: %w", s.coll.Name(), id, err)
+		}
+		if res.DeletedCount == 1 {
+			return nil
+		}
+	}
+	return fmt.Errorf("delete %s/%s: %w", s.coll.Name(), id, ErrVersionClash)
+}
+
+// versionGuard matches the version read; a document written before versions
+// were kept has none, which reads as 0.
+func versionGuard(v int64) bson.M {
+	if v == 0 {
+		return bson.M{VersionField: bson.M{"$exists": false}}
+	}
+	return bson.M{VersionField: v}
+}
+
+// read returns the document (without its outbox) and its version.
+func (s *Docs[T, E]) read(ctx context.Context, id string) (T, int64, error) {
+	var zero T
+	raw, err := s.coll.FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{OutboxField: 0})).Raw()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return zero, 0, ErrNotFound
+	}
+	if err != nil {
+		return zero, 0, fmt.Errorf("read %s/%s: %w", s.coll.Name(), id, err)
+	}
+	var doc T
+	if err := bson.Unmarshal(raw, &doc); err != nil {
+		return zero, 0, fmt.Errorf("decode %s/%s: %w", s.coll.Name(), id, err)
+	}
+	var version int64
+	if v, err := raw.LookupErr(VersionField); err == nil {
+		version, _ = v.AsInt64OK()
+	}
+	return doc, version, nil
+}
+
+func (s *Docs[T, E]) exists(ctx context.Context, id string) (bool, error) {
+	err := s.coll.FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look up %s/%s: %w", s.coll.Name(), id, err)
+	}
+	return true, nil
+}
+
+// fieldsOf is doc's fields without _id, the version and the outbox, which
+// Docs owns.
+func fieldsOf(doc any) (bson.D, error) {
+	raw, err := bson.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var all bson.D
+	if err := bson.Unmarshal(raw, &all); err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, e := range all {
+		switch e.Key {
+		case "_id", VersionField, OutboxField:
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func decodeAs[T any](d bson.D) (T, error) {
+	var out T
+	raw, err := bson.Marshal(d)
+	if err != nil {
+		return out, err
+	}
+	err = bson.Unmarshal(raw, &out)
+	return out, err
+}
