@@ -90,3 +90,26 @@ func TestFindAllDecodesEveryMatchAndNeverNil(t *testing.T) {
 		t.Fatalf("FindAll: %+v %v", rows, err)
 	}
 }
+
+// Many distinct keys held at once never block each other (a striped set of
+// mutexes would make some of them share one and deadlock a nested taker).
+func TestLocksDistinctKeysNeverShareAMutex(t *testing.T) {
+	l := mongox.NewLocks()
+	var unlocks []func()
+	for i := range 10_000 {
+		unlocks = append(unlocks, l.Lock(fmt.Sprint("key-", i)))
+	}
+	for _, u := range unlocks {
+		u()
+	}
+	done := make(chan struct{})
+	unlock := l.Lock("a")
+	go func() { l.Lock("a")(); close(done) }()
+	select {
+	case <-done:
+		t.Fatal("a second taker of one key must wait for the first")
+	default:
+	}
+	unlock()
+	<-done
+}
