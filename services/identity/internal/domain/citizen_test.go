@@ -8,7 +8,7 @@ import (
 
 func TestCitizenChanges(t *testing.T) {
 	now := time.Date(2026, 11, 22, 9, 15, 3, 127_999_999, time.UTC)
-	stored := now.Truncate(time.Millisecond)
+	stored := time.Date(2026, 11, 22, 9, 15, 3, 127_000_000, time.UTC) // whole milliseconds, as stored
 	pending := NewPending("emb_a", Profile{Name: "Ada", DirectoryVisible: true}, now)
 	living := pending
 	living.Status, living.Number, living.Version = StatusLiving, 7, 1
