@@ -5,15 +5,16 @@ package identity
 import (
 	"context"
 	"fmt"
-	"sharedworld.dev/pkg/mongox"
 
 	"github.com/gofiber/fiber/v2"
 
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/services/identity/internal/app"
 	"sharedworld.dev/services/identity/internal/devidp"
+	"sharedworld.dev/services/identity/internal/domain"
 	identityhttp "sharedworld.dev/services/identity/internal/http"
 	"sharedworld.dev/services/identity/internal/store"
 )
@@ -51,7 +52,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := s.app.RepairPending(ctx); err != nil {
 		return nil, err
 	}
-	s.handlers = &identityhttp.Handlers{App: s.app, Auth: deps.Auth, AmbassadorToken: deps.AmbassadorToken}
+	s.handlers = &identityhttp.Handlers{App: s.app, Citizens: citizenSource{s.app}, Auth: deps.Auth, AmbassadorToken: deps.AmbassadorToken}
 	if opts.DevProvider != nil {
 		s.dev = &identityhttp.DevIDP{Provider: opts.DevProvider, Verifier: deps.Auth.Verifier, Auth: deps.Auth, Clock: deps.Clock, AmbassadorToken: deps.AmbassadorToken}
 	}
@@ -85,9 +86,22 @@ func (s *Service) Run(ctx context.Context) error {
 }
 
 // Citizens is the lookup other services in the same process use (read-your-writes).
-func (s *Service) Citizens() citizens.Source { return s.app }
+func (s *Service) Citizens() citizens.Source { return citizenSource{s.app} }
 
 // Seen is the presence hook for the auth middleware.
 func (s *Service) Seen(ctx context.Context, agentID string, signed bool) {
 	s.app.Presence.Seen(ctx, agentID, signed)
+}
+
+// citizenSource answers lookups from the app in the shape other services
+// keep (pkg/citizens), so the app stays free of their storage types.
+type citizenSource struct{ app *app.App }
+
+func (s citizenSource) Lookup(ctx context.Context, agentID string) (citizens.Citizen, bool, error) {
+	c, found, err := s.app.Lookup(ctx, agentID)
+	if err != nil || !found {
+		return citizens.Citizen{}, found, err
+	}
+	return citizens.Citizen{AgentID: c.AgentID, Name: c.Name, Number: c.Number, RegisteredAt: c.RegisteredAt,
+		Tombstoned: c.Status == domain.StatusTombstoned, Version: c.Version}, true, nil
 }

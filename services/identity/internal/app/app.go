@@ -1,5 +1,6 @@
 // Package app holds identity's use cases: register, look up, profile,
-// directory, presence and tombstone.
+// directory, presence and tombstone. Each asks the domain, then the
+// repository; storage and messages are adapters wired in by the service.
 package app
 
 import (
@@ -9,95 +10,81 @@ import (
 	"log/slog"
 	"time"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"google.golang.org/protobuf/types/known/timestamppb"
-
-	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
-	"sharedworld.dev/pkg/events"
-	identityv1 "sharedworld.dev/proto/identity/v1"
 	"sharedworld.dev/services/identity/internal/domain"
-	"sharedworld.dev/services/identity/internal/store"
 )
-
-// Source is the CloudEvents source of identity's events.
-const Source = "/services/identity"
 
 // App is the identity application.
 type App struct {
-	Citizens *store.Citizens
-	Clock    clock.Clock
+	repo     domain.Repository
+	clock    clock.Clock
+	log      *slog.Logger
 	Presence *Presence
-	Log      *slog.Logger
 }
 
 // New wires the application.
-func New(citizensStore *store.Citizens, clk clock.Clock, log *slog.Logger) *App {
+func New(repo domain.Repository, clk clock.Clock, log *slog.Logger) *App {
 	return &App{
-		Citizens: citizensStore, Clock: clk, Log: log,
-		Presence: &Presence{store: citizensStore, log: log, pending: map[string]sighting{}, latest: map[string]sighting{}},
+		repo: repo, clock: clk, log: log,
+		Presence: &Presence{store: repo, log: log, pending: map[string]sighting{}, latest: map[string]sighting{}},
 	}
 }
 
 // Register makes agentID a citizen with the next citizen number. The
 // agent_id is claimed first (a unique _id decides between concurrent
 // requests), so a refused duplicate never consumes a number.
-func (a *App) Register(ctx context.Context, agentID string, ch domain.ProfileChange) (store.Citizen, error) {
+func (a *App) Register(ctx context.Context, agentID string, ch domain.ProfileChange) (domain.Citizen, error) {
 	profile, err := domain.Profile{}.Apply(ch)
 	if err != nil {
-		return store.Citizen{}, err
+		return domain.Citizen{}, err
 	}
-	now := a.Clock.Now()
-	c := store.Citizen{AgentID: agentID, Name: profile.Name, RegisteredAt: now, Bio: profile.Bio, Interests: profile.Interests,
-		DirectoryVisible: profile.DirectoryVisible, DirectoryBio: profile.DirectoryBio}
-	existing, err := a.Citizens.Claim(ctx, c)
-	if errors.Is(err, store.ErrExists) {
-		return store.Citizen{}, domain.RegisterConflict(existing)
+	err = a.repo.Claim(ctx, domain.NewPending(agentID, profile, a.clock.Now()))
+	if errors.Is(err, domain.ErrClaimed) {
+		existing, _, err := a.repo.Get(ctx, agentID)
+		if err != nil {
+			return domain.Citizen{}, err
+		}
+		return domain.Citizen{}, domain.RegisterConflict(existing.Status)
 	}
 	if err != nil {
-		return store.Citizen{}, err
+		return domain.Citizen{}, err
 	}
-	return a.activate(ctx, c)
+	return a.activate(ctx, agentID)
 }
 
-func (a *App) activate(ctx context.Context, c store.Citizen) (store.Citizen, error) {
-	n, err := a.Citizens.NumberFor(ctx, c.AgentID)
+func (a *App) activate(ctx context.Context, agentID string) (domain.Citizen, error) {
+	n, err := a.repo.NumberFor(ctx, agentID)
 	if err != nil {
-		return c, err
+		return domain.Citizen{}, err
 	}
-	ev, err := events.New(Source, c.AgentID, &identityv1.CitizenRegistered{
-		AgentId: c.AgentID, Name: c.Name, CitizenNumber: n, RegisteredAt: timestamppb.New(c.RegisteredAt),
-		DirectoryVisible: c.DirectoryVisible, Version: 1,
-	}, c.RegisteredAt)
-	if err != nil {
-		return c, err
-	}
-	if err := a.Citizens.Activate(ctx, c.AgentID, n, ev); err != nil {
-		return c, err
-	}
-	c.Number, c.Status, c.Version = n, domain.StatusLiving, 1
-	return c, nil
+	return a.repo.Change(ctx, agentID, func(c *domain.Citizen) (domain.Event, error) { return c.Activate(n) })
 }
 
 // RepairPending finishes registrations a crash left between claim and
 // numbering (run at start; a live request never leaves one behind).
 func (a *App) RepairPending(ctx context.Context) error {
-	stale, err := a.Citizens.Pending(ctx, a.Clock.Now().Add(-time.Minute))
+	stale, err := a.repo.Pending(ctx, a.clock.Now().Add(-time.Minute))
 	if err != nil {
 		return fmt.Errorf("find pending registrations: %w", err)
 	}
 	for _, c := range stale {
-		if _, err := a.activate(ctx, c); err != nil {
+		if _, err := a.activate(ctx, c.AgentID); err != nil {
 			return err
 		}
-		a.Log.Info("completed an interrupted registration", slog.String("agent_id", c.AgentID))
+		a.log.Info("completed an interrupted registration", slog.String("agent_id", c.AgentID))
 	}
 	return nil
 }
 
+// Find returns the agent's citizen record in any status; found is false
+// for an agent that never claimed one.
+func (a *App) Find(ctx context.Context, agentID string) (domain.Citizen, bool, error) {
+	return a.repo.Get(ctx, agentID)
+}
+
 // Citizen returns a living citizen.
-func (a *App) Citizen(ctx context.Context, agentID string) (store.Citizen, error) {
-	c, found, err := a.Citizens.Get(ctx, agentID)
+func (a *App) Citizen(ctx context.Context, agentID string) (domain.Citizen, error) {
+	c, found, err := a.repo.Get(ctx, agentID)
 	if err != nil {
 		return c, err
 	}
@@ -107,18 +94,18 @@ func (a *App) Citizen(ctx context.Context, agentID string) (store.Citizen, error
 	return c, nil
 }
 
-// Lookup is the citizens.Source other services use (living and tombstoned).
-func (a *App) Lookup(ctx context.Context, agentID string) (citizens.Citizen, bool, error) {
-	c, found, err := a.Citizens.Get(ctx, agentID)
+// Lookup is what other services learn about a citizen: living and
+// tombstoned ones are found, a pending claim is not a citizen yet.
+func (a *App) Lookup(ctx context.Context, agentID string) (domain.Citizen, bool, error) {
+	c, found, err := a.repo.Get(ctx, agentID)
 	if err != nil || !found || c.Status == domain.StatusPending {
-		return citizens.Citizen{}, false, err
+		return domain.Citizen{}, false, err
 	}
-	return citizens.Citizen{AgentID: c.AgentID, Name: c.Name, Number: c.Number, RegisteredAt: c.RegisteredAt,
-		Tombstoned: c.Status == domain.StatusTombstoned, Version: c.Version}, true, nil
+	return c, true, nil
 }
 
 // Online reports presence from the newest of stored and in-memory sightings.
-func (a *App) Online(c store.Citizen) bool {
+func (a *App) Online(c domain.Citizen) bool {
 	_, signed := a.Presence.Latest(c.AgentID)
 	if c.LastSignedAt.After(signed) {
 		signed = c.LastSignedAt
@@ -127,7 +114,7 @@ func (a *App) Online(c store.Citizen) bool {
 }
 
 // LastSeen returns the newest last_seen_at.
-func (a *App) LastSeen(c store.Citizen) time.Time {
+func (a *App) LastSeen(c domain.Citizen) time.Time {
 	seen, _ := a.Presence.Latest(c.AgentID)
 	if c.LastSeenAt.After(seen) {
 		return c.LastSeenAt
@@ -135,72 +122,19 @@ func (a *App) LastSeen(c store.Citizen) time.Time {
 	return seen
 }
 
-// UpdateProfile applies a partial profile change, retrying on a version clash.
-func (a *App) UpdateProfile(ctx context.Context, agentID string, ch domain.ProfileChange) (store.Citizen, error) {
-	defer a.Citizens.Lock(agentID)()
-	for attempt := 0; ; attempt++ {
-		c, err := a.Citizen(ctx, agentID)
-		if err != nil {
-			return c, err
-		}
-		p, err := c.Profile().Apply(ch)
-		if err != nil {
-			return c, err
-		}
-		now := a.Clock.Now()
-		ev, err := events.New(Source, c.AgentID, &identityv1.CitizenUpdated{AgentId: c.AgentID, Name: p.Name,
-			DirectoryVisible: p.DirectoryVisible, UpdatedAt: timestamppb.New(now), Version: c.Version + 1}, now)
-		if err != nil {
-			return c, err
-		}
-		set := bson.M{"name": p.Name, "bio": p.Bio, "interests": p.Interests, "directory_visible": p.DirectoryVisible, "directory_bio": p.DirectoryBio}
-		err = a.Citizens.Update(ctx, c, set, ev)
-		if errors.Is(err, store.ErrVersionClash) && attempt < 10 {
-			continue
-		}
-		if err != nil {
-			return c, err
-		}
-		c.Name, c.Bio, c.Interests, c.DirectoryVisible, c.DirectoryBio = p.Name, p.Bio, p.Interests, p.DirectoryVisible, p.DirectoryBio
-		c.Version++
-		return c, nil
-	}
+// UpdateProfile applies a partial profile change to a living citizen.
+func (a *App) UpdateProfile(ctx context.Context, agentID string, ch domain.ProfileChange) (domain.Citizen, error) {
+	now := a.clock.Now()
+	return a.repo.Change(ctx, agentID, func(c *domain.Citizen) (domain.Event, error) { return c.ChangeProfile(ch, now) })
 }
 
 // Tombstone ends a citizen: it stops counting and cannot act.
-func (a *App) Tombstone(ctx context.Context, agentID string) (store.Citizen, error) {
-	defer a.Citizens.Lock(agentID)()
-	for attempt := 0; ; attempt++ {
-		c, found, err := a.Citizens.Get(ctx, agentID)
-		if err != nil {
-			return c, err
-		}
-		if !found {
-			return c, domain.ErrNoCitizen
-		}
-		next, err := domain.Tombstone(c.Status)
-		if err != nil {
-			return c, err
-		}
-		now := a.Clock.Now()
-		ev, err := events.New(Source, c.AgentID, &identityv1.CitizenTombstoned{AgentId: c.AgentID, TombstonedAt: timestamppb.New(now), Version: c.Version + 1}, now)
-		if err != nil {
-			return c, err
-		}
-		err = a.Citizens.Update(ctx, c, bson.M{"status": next, "tombstoned_at": now}, ev)
-		if errors.Is(err, store.ErrVersionClash) && attempt < 10 {
-			continue
-		}
-		if err != nil {
-			return c, err
-		}
-		c.Status, c.TombstonedAt = next, now
-		c.Version++
-		return c, nil
-	}
+func (a *App) Tombstone(ctx context.Context, agentID string) (domain.Citizen, error) {
+	now := a.clock.Now()
+	return a.repo.Change(ctx, agentID, func(c *domain.Citizen) (domain.Event, error) { return c.Tombstone(now) })
 }
 
 // Directory lists visible named citizens.
-func (a *App) Directory(ctx context.Context, q store.DirectoryQuery) ([]store.Citizen, int64, error) {
-	return a.Citizens.Directory(ctx, q)
+func (a *App) Directory(ctx context.Context, q domain.DirectoryQuery) ([]domain.Citizen, int64, error) {
+	return a.repo.Directory(ctx, q)
 }

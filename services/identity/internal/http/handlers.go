@@ -8,12 +8,12 @@ import (
 
 	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/identity/internal/app"
 	"sharedworld.dev/services/identity/internal/domain"
-	"sharedworld.dev/services/identity/internal/store"
 )
 
 // Handlers serves identity's routes.
@@ -21,11 +21,14 @@ type Handlers struct {
 	App             *app.App
 	Auth            *auth.Middleware
 	AmbassadorToken string
+	// Citizens is the app's lookup in the shape other services read; it
+	// admits citizens to their routes and answers the internal lookup.
+	Citizens citizens.Source
 }
 
 // Routes registers the public routes.
 func (h *Handlers) Routes(r fiber.Router) {
-	citizen := admit.Living(h.App)
+	citizen := admit.Living(h.Citizens)
 	r.Post("/api/world/register", h.Auth.Required(), h.register)
 	r.Get("/api/world/citizens/:agent_id", h.citizen)
 	r.Get("/api/world/whoami", h.Auth.Required(), h.whoami)
@@ -55,7 +58,7 @@ func nullable(s string) *string {
 	return &s
 }
 
-func toCitizenJSON(c store.Citizen) citizenJSON {
+func toCitizenJSON(c domain.Citizen) citizenJSON {
 	return citizenJSON{AgentID: c.AgentID, Name: nullable(c.Name), CitizenNumber: c.Number, RegisteredAt: clock.Timestamp(c.RegisteredAt)}
 }
 
@@ -125,7 +128,7 @@ func (h *Handlers) citizen(c *fiber.Ctx) error {
 
 func (h *Handlers) whoami(c *fiber.Ctx) error {
 	p, _ := auth.PrincipalOf(c)
-	cit, found, err := h.App.Citizens.Get(c.UserContext(), p.AgentID)
+	cit, found, err := h.App.Find(c.UserContext(), p.AgentID)
 	if err != nil {
 		return err
 	}
@@ -153,7 +156,7 @@ type profileJSON struct {
 	Online           bool     `json:"online"`
 }
 
-func (h *Handlers) toProfileJSON(cit store.Citizen) profileJSON {
+func (h *Handlers) toProfileJSON(cit domain.Citizen) profileJSON {
 	interests := cit.Interests
 	if interests == nil {
 		interests = []string{}
@@ -209,7 +212,7 @@ func (h *Handlers) directory(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, total, err := h.App.Directory(c.UserContext(), store.DirectoryQuery{Search: c.Query("search"), Interest: c.Query("interest"), Limit: limit, Offset: offset})
+	list, total, err := h.App.Directory(c.UserContext(), domain.DirectoryQuery{Search: c.Query("search"), Interest: c.Query("interest"), Limit: limit, Offset: offset})
 	if err != nil {
 		return err
 	}
@@ -233,7 +236,7 @@ func (h *Handlers) tombstone(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) internalCitizen(c *fiber.Ctx) error {
-	cit, found, err := h.App.Lookup(c.UserContext(), c.Params("agent_id"))
+	cit, found, err := h.Citizens.Lookup(c.UserContext(), c.Params("agent_id"))
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,5 @@
-// Package store is identity's MongoDB adapter: citizens with their outbox,
-// the citizen-number sequence, and the development provider's records.
+// Package store is identity's MongoDB adapter: citizens with their outbox
+// and the citizen-number sequence (domain.Repository), and nothing else.
 package store
 
 import (
@@ -13,13 +13,15 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/identity/internal/domain"
+	"sharedworld.dev/services/identity/internal/messages"
 )
 
-// Citizen is the stored citizen document.
-type Citizen struct {
+// citizenDoc is the stored citizen.
+type citizenDoc struct {
 	AgentID          string        `bson:"_id"`
 	Status           domain.Status `bson:"status"`
 	Name             string        `bson:"name"`
@@ -29,44 +31,64 @@ type Citizen struct {
 	Interests        []string      `bson:"interests"`
 	DirectoryVisible bool          `bson:"directory_visible"`
 	DirectoryBio     string        `bson:"directory_bio"`
+	TombstonedAt     time.Time     `bson:"tombstoned_at,omitempty"`
 	LastSeenAt       time.Time     `bson:"last_seen_at,omitempty"`
 	LastSignedAt     time.Time     `bson:"last_signed_at,omitempty"`
-	TombstonedAt     time.Time     `bson:"tombstoned_at,omitempty"`
-	Version          uint64        `bson:"version"`
+	// Version is the document's, kept by mongox.Docs: the claim is its
+	// first write and no citizen event, so it runs one ahead of the
+	// citizen's version.
+	Version int64 `bson:"version"`
 }
 
-// Profile returns the citizen's profile part.
-func (c Citizen) Profile() domain.Profile {
-	return domain.Profile{Name: c.Name, Bio: c.Bio, Interests: c.Interests, DirectoryVisible: c.DirectoryVisible, DirectoryBio: c.DirectoryBio}
+// MarshalBSON is what a change writes: every field but presence. Touch
+// writes presence without moving the version, so a change that wrote it
+// back could undo a sighting another replica stored between the change's
+// read and its write. (Reads decode every field.)
+func (d citizenDoc) MarshalBSON() ([]byte, error) {
+	type fields citizenDoc // without this method
+	f := fields(d)
+	f.LastSeenAt, f.LastSignedAt = time.Time{}, time.Time{} // omitted when zero
+	return bson.Marshal(f)
 }
 
-// Citizens stores citizens.
+func docOf(c domain.Citizen) citizenDoc {
+	return citizenDoc{AgentID: c.AgentID, Status: c.Status, Name: c.Name, Number: c.Number, RegisteredAt: c.RegisteredAt,
+		Bio: c.Bio, Interests: c.Interests, DirectoryVisible: c.DirectoryVisible, DirectoryBio: c.DirectoryBio,
+		TombstonedAt: c.TombstonedAt, LastSeenAt: c.LastSeenAt, LastSignedAt: c.LastSignedAt, Version: int64(c.Version) + 1}
+}
+
+func (d citizenDoc) citizen() domain.Citizen {
+	var version uint64
+	if d.Version > 0 {
+		version = uint64(d.Version) - 1
+	}
+	return domain.Citizen{AgentID: d.AgentID, Status: d.Status, Number: d.Number, RegisteredAt: d.RegisteredAt,
+		Profile:    domain.Profile{Name: d.Name, Bio: d.Bio, Interests: d.Interests, DirectoryVisible: d.DirectoryVisible, DirectoryBio: d.DirectoryBio},
+		LastSeenAt: d.LastSeenAt, LastSignedAt: d.LastSignedAt, TombstonedAt: d.TombstonedAt, Version: version}
+}
+
+// Citizens stores citizens; it is identity's domain.Repository.
 type Citizens struct {
-	coll    *mongo.Collection
+	docs    *mongox.Docs[citizenDoc, events.Event]
 	numbers *mongo.Collection
-	notify  events.Notifier
-	db      *mongox.DB // its document locks are shared with the relay
-	next    int64      // next free citizen number, guarded by the numbers lock
+	db      *mongox.DB
+	next    int64 // next free citizen number, guarded by the sequence's lock
 }
 
-// ErrVersionClash means another write changed the citizen first.
-var ErrVersionClash = errors.New("citizen changed concurrently")
+var _ domain.Repository = (*Citizens)(nil)
 
-// NewCitizens uses db's "citizens" and "citizen_numbers" collections.
-func NewCitizens(db *mongox.DB, notify events.Notifier) *Citizens {
-	return &Citizens{coll: db.Collection("citizens"), numbers: db.Collection("citizen_numbers"), notify: notify, db: db}
+// NewCitizens uses db's "citizens" and "citizen_numbers" collections and
+// tells notify about every write that leaves events.
+func NewCitizens(db *mongox.DB, notify mongox.Notifier) *Citizens {
+	return &Citizens{docs: mongox.NewDocs[citizenDoc, events.Event](db, "citizens", notify), numbers: db.Collection("citizen_numbers"), db: db}
 }
-
-// Lock takes the write lock of one citizen document; hold it across a
-// read-modify-write (Get, then Update).
-func (s *Citizens) Lock(agentID string) (unlock func()) { return s.db.Lock(s.coll, agentID) }
 
 // Collection is the collection whose documents carry outboxes (for the relay).
-func (s *Citizens) Collection() *mongo.Collection { return s.coll }
+func (s *Citizens) Collection() *mongo.Collection { return s.docs.Collection() }
 
 // EnsureIndexes creates the indexes the queries need.
 func (s *Citizens) EnsureIndexes(ctx context.Context) error {
-	if err := mongox.EnsureIndexes(ctx, s.coll,
+	if err := mongox.EnsureIndexes(ctx, s.Collection(),
 		mongox.Index("citizen_number", false, bson.E{Key: "citizen_number", Value: 1}),
 		mongox.Index("directory", false, bson.E{Key: "directory_visible", Value: 1}, bson.E{Key: "status", Value: 1}, bson.E{Key: "citizen_number", Value: 1}),
 	); err != nil {
@@ -75,165 +97,120 @@ func (s *Citizens) EnsureIndexes(ctx context.Context) error {
 	return mongox.EnsureIndexes(ctx, s.numbers, mongox.Index("agent_id", true, bson.E{Key: "agent_id", Value: 1}))
 }
 
-// Claim inserts a pending citizen; an existing agent_id returns its status and ErrExists.
-func (s *Citizens) Claim(ctx context.Context, c Citizen) (existing domain.Status, err error) {
+// Claim inserts a pending citizen under its agent_id: the unique _id
+// decides between concurrent registrations of one agent.
+func (s *Citizens) Claim(ctx context.Context, c domain.Citizen) error {
 	c.Status = domain.StatusPending
-	_, err = s.coll.InsertOne(ctx, c)
-	if err == nil {
-		return "", nil
+	_, err := s.docs.Insert(ctx, c.AgentID, docOf(c))
+	if errors.Is(err, mongox.ErrDuplicate) {
+		return domain.ErrClaimed
 	}
-	if !mongo.IsDuplicateKeyError(err) {
-		return "", fmt.Errorf("claim agent_id: %w", err)
-	}
-	var old Citizen
-	if err := s.coll.FindOne(ctx, bson.M{"_id": c.AgentID}, options.FindOne().SetProjection(bson.M{"status": 1})).Decode(&old); err != nil {
-		return "", fmt.Errorf("read existing citizen: %w", err)
-	}
-	return old.Status, ErrExists
+	return err
 }
 
-// ErrExists means the agent_id is already taken.
-var ErrExists = errors.New("agent_id exists")
-
-// NumberFor gives agentID the next citizen number, or the one it already
-// holds. A number is a document whose _id is the number, and a unique index
-// on agent_id keeps one number per agent: unique indexes decide between
-// concurrent claimants on every backend, so numbers never repeat or skip
-// (an atomic $inc is not available everywhere). The next free number is
-// remembered in memory so a registration costs one insert, not a scan;
-// another replica's insert shows up as a duplicate and moves it on.
-func (s *Citizens) NumberFor(ctx context.Context, agentID string) (int64, error) {
-	defer s.db.Lock(s.numbers, "next")()
-	if s.next == 0 {
-		var last struct {
-			N int64 `bson:"_id"`
-		}
-		err := s.numbers.FindOne(ctx, bson.M{}, options.FindOne().SetSort(bson.D{{Key: "_id", Value: -1}})).Decode(&last)
-		if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
-			return 0, fmt.Errorf("read last citizen number: %w", err)
-		}
-		s.next = last.N + 1
+// Get returns a citizen by agent_id (any status); found is false when absent.
+func (s *Citizens) Get(ctx context.Context, agentID string) (domain.Citizen, bool, error) {
+	d, err := s.docs.Get(ctx, agentID)
+	if errors.Is(err, mongox.ErrNotFound) {
+		return domain.Citizen{}, false, nil
 	}
-	for attempt := 0; attempt < 1000; attempt++ {
-		_, err := s.numbers.InsertOne(ctx, bson.M{"_id": s.next, "agent_id": agentID})
-		if err == nil {
-			s.next++
-			return s.next - 1, nil
-		}
-		if !mongo.IsDuplicateKeyError(err) {
-			return 0, fmt.Errorf("claim citizen number: %w", err)
-		}
-		var held struct {
-			N int64 `bson:"_id"`
-		}
-		err = s.numbers.FindOne(ctx, bson.M{"agent_id": agentID}).Decode(&held)
-		if err == nil {
-			return held.N, nil // a repaired registration keeps the number it had
-		}
-		if !errors.Is(err, mongo.ErrNoDocuments) {
-			return 0, fmt.Errorf("read citizen number: %w", err)
-		}
-		s.next++ // taken by another replica
-	}
-	return 0, errors.New("claim citizen number: too much contention")
-}
-
-// Activate turns a pending citizen living with its number, writing the
-// registration event into the same document.
-func (s *Citizens) Activate(ctx context.Context, agentID string, number int64, ev events.Event) error {
-	defer s.Lock(agentID)()
-	res, err := s.coll.UpdateOne(ctx, s.db.Guarded(agentID, bson.M{"status": domain.StatusPending}),
-		events.WithOutbox(bson.M{"$set": bson.M{"status": domain.StatusLiving, "citizen_number": number, "version": uint64(1)}}, ev))
 	if err != nil {
-		return fmt.Errorf("activate citizen: %w", err)
+		return domain.Citizen{}, false, err
 	}
-	if res.MatchedCount == 0 {
-		return fmt.Errorf("activate citizen %s: no longer pending", agentID)
+	return d.citizen(), true, nil
+}
+
+// Change is the one read-modify-write of a citizen (mongox.Docs.Update):
+// fn's event goes into the outbox in the same write.
+func (s *Citizens) Change(ctx context.Context, agentID string, fn func(*domain.Citizen) (domain.Event, error)) (domain.Citizen, error) {
+	var seen, signed time.Time
+	d, err := s.docs.Update(ctx, agentID, func(d *citizenDoc) ([]events.Event, error) {
+		c := d.citizen()
+		seen, signed = d.LastSeenAt, d.LastSignedAt
+		ev, err := fn(&c)
+		if err != nil {
+			return nil, err
+		}
+		if ev == nil {
+			return nil, mongox.ErrNoChange
+		}
+		out, err := messages.Outbox(ev)
+		if err != nil {
+			return nil, err
+		}
+		*d = docOf(c)
+		return []events.Event{out}, nil
+	})
+	if errors.Is(err, mongox.ErrNotFound) {
+		return domain.Citizen{}, domain.ErrNoCitizen
 	}
-	s.notify.Notify(s.coll, agentID)
+	if err != nil {
+		return domain.Citizen{}, err
+	}
+	// The write leaves presence alone, so the result has it as read.
+	d.LastSeenAt, d.LastSignedAt = seen, signed
+	return d.citizen(), nil
+}
+
+// Touch records presence: a plain $set under the document's lock, guarded
+// by the status on a shared database, and no version change (presence is
+// not a citizen event; consumers order citizen events by version).
+func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.Time) error {
+	defer s.db.Lock(s.Collection(), agentID)()
+	set := bson.M{"last_seen_at": clock.Stored(seen)}
+	if !signed.IsZero() {
+		set["last_signed_at"] = clock.Stored(signed)
+	}
+	_, err := s.Collection().UpdateOne(ctx, s.db.Guarded(agentID, bson.M{"status": domain.StatusLiving}), bson.M{"$set": set})
+	if err != nil {
+		return fmt.Errorf("record presence of %s: %w", agentID, err)
+	}
 	return nil
 }
 
 // Pending lists citizens left pending by a crash, older than cutoff.
-func (s *Citizens) Pending(ctx context.Context, cutoff time.Time) ([]Citizen, error) {
-	return mongox.FindAll[Citizen](ctx, s.coll, bson.M{"status": domain.StatusPending, "registered_at": bson.M{"$lt": cutoff}})
-}
-
-// Get returns a citizen by agent_id (any status); found is false when absent.
-func (s *Citizens) Get(ctx context.Context, agentID string) (Citizen, bool, error) {
-	var c Citizen
-	err := s.coll.FindOne(ctx, bson.M{"_id": agentID}, options.FindOne().SetProjection(bson.M{events.OutboxField: 0})).Decode(&c)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return c, false, nil
-	}
-	if err != nil {
-		return c, false, fmt.Errorf("read citizen: %w", err)
-	}
-	return c, true, nil
-}
-
-// Update applies change to the citizen at version c.Version, with the events
-// it causes, in one guarded write; ErrVersionClash when someone else won.
-// The caller holds Lock(c.AgentID).
-func (s *Citizens) Update(ctx context.Context, c Citizen, set bson.M, evs ...events.Event) error {
-	set["version"] = c.Version + 1
-	res, err := s.coll.UpdateOne(ctx, s.db.Guarded(c.AgentID, bson.M{"version": c.Version}), events.WithOutbox(bson.M{"$set": set}, evs...))
-	if err != nil {
-		return fmt.Errorf("update citizen: %w", err)
-	}
-	if res.MatchedCount == 0 {
-		return ErrVersionClash
-	}
-	s.notify.Notify(s.coll, c.AgentID)
-	return nil
-}
-
-// Touch records presence (no version change: presence is not a citizen event).
-func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.Time) error {
-	defer s.Lock(agentID)()
-	set := bson.M{"last_seen_at": seen}
-	if !signed.IsZero() {
-		set["last_signed_at"] = signed
-	}
-	_, err := s.coll.UpdateOne(ctx, s.db.Guarded(agentID, bson.M{"status": domain.StatusLiving}), bson.M{"$set": set})
-	return err
-}
-
-// DirectoryQuery selects directory entries.
-type DirectoryQuery struct {
-	Search   string
-	Interest string
-	Limit    int
-	Offset   int
+func (s *Citizens) Pending(ctx context.Context, cutoff time.Time) ([]domain.Citizen, error) {
+	docs, err := mongox.FindAll[citizenDoc](ctx, s.Collection(), bson.M{"status": domain.StatusPending, "registered_at": bson.M{"$lt": cutoff}},
+		options.Find().SetProjection(bson.M{mongox.OutboxField: 0}))
+	return citizensOf(docs), err
 }
 
 // Directory lists visible, named, living citizens by citizen number.
-func (s *Citizens) Directory(ctx context.Context, q DirectoryQuery) ([]Citizen, int64, error) {
+func (s *Citizens) Directory(ctx context.Context, q domain.DirectoryQuery) ([]domain.Citizen, int64, error) {
 	filter := bson.M{"directory_visible": true, "status": domain.StatusLiving, "name": bson.M{"$ne": ""}}
 	if q.Search != "" {
-		rx := primitiveRegex(q.Search)
+		rx := containsFold(q.Search)
 		filter["$or"] = bson.A{bson.M{"name": rx}, bson.M{"directory_bio": rx}}
 	}
 	if q.Interest != "" {
-		filter["interests"] = primitiveRegexExact(q.Interest)
+		filter["interests"] = equalFold(q.Interest)
 	}
-	total, err := s.coll.CountDocuments(ctx, filter)
+	total, err := s.Collection().CountDocuments(ctx, filter)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count directory: %w", err)
 	}
-	out, err := mongox.FindAll[Citizen](ctx, s.coll, filter, options.Find().SetSort(bson.D{{Key: "citizen_number", Value: 1}}).
-		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetProjection(bson.M{events.OutboxField: 0}))
+	docs, err := mongox.FindAll[citizenDoc](ctx, s.Collection(), filter, options.Find().SetSort(bson.D{{Key: "citizen_number", Value: 1}}).
+		SetSkip(int64(q.Offset)).SetLimit(int64(q.Limit)).SetProjection(bson.M{mongox.OutboxField: 0}))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list directory: %w", err)
 	}
-	return out, total, nil
+	return citizensOf(docs), total, nil
 }
 
-// primitiveRegex matches s as a case-insensitive substring (s is quoted, never a pattern).
-func primitiveRegex(s string) bson.M {
+func citizensOf(docs []citizenDoc) []domain.Citizen {
+	out := make([]domain.Citizen, len(docs))
+	for i, d := range docs {
+		out[i] = d.citizen()
+	}
+	return out
+}
+
+// containsFold matches s as a case-insensitive substring (s is quoted, never a pattern).
+func containsFold(s string) bson.M {
 	return bson.M{"$regex": regexp.QuoteMeta(s), "$options": "i"}
 }
 
-func primitiveRegexExact(s string) bson.M {
+// equalFold matches s case-insensitively as a whole value.
+func equalFold(s string) bson.M {
 	return bson.M{"$regex": "^" + regexp.QuoteMeta(s) + "$", "$options": "i"}
 }

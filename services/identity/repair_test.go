@@ -1,0 +1,39 @@
+package identity_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/identity"
+	"sharedworld.dev/services/identity/internal/domain"
+	"sharedworld.dev/services/identity/internal/store"
+)
+
+// A crash between claiming an agent_id and numbering it leaves a pending
+// claim; the next start finishes the registration.
+func TestInterruptedRegistrationCompletesAtStart(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	deps := kit.Deps(nil)
+	deps.Citizens = nil
+	a := kit.NewAgent("Crash", nil)
+	claims := store.NewCitizens(deps.DB, nil)
+	if err := claims.Claim(ctx, domain.NewPending(a.ID, domain.Profile{Name: "Crash"}, time.Now().Add(-2*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := identity.New(ctx, deps, identity.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testkit.Do(t, kit.App(svc), testkit.Request{Method: http.MethodGet, Path: "/api/world/citizens/" + a.ID})
+	r.ExpectStatus(t, 200)
+	if r.Body["name"] != "Crash" || r.Body["citizen_number"] != float64(1) {
+		t.Fatalf("the interrupted registration was not completed: %s", r.Raw)
+	}
+	c, _, err := claims.Get(ctx, a.ID)
+	if err != nil || c.Version != 1 {
+		t.Fatalf("completed as version 1 (citizen.registered): %+v %v", c, err)
+	}
+}
