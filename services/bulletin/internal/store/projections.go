@@ -32,6 +32,9 @@ var projectionCollections = map[domain.RecordKind]string{
 // Projections stores the aggregator's records.
 type Projections struct {
 	db *mongox.DB
+	// beforeWrite, when set, runs between Save's read and its write: tests
+	// use it to play another replica that writes first.
+	beforeWrite func(ctx context.Context, key string)
 }
 
 var _ domain.ProjectionRepository = (*Projections)(nil)
@@ -71,6 +74,9 @@ func (s *Projections) Save(ctx context.Context, r domain.Record) (saved bool, er
 		guard := bson.M{"rev": bson.M{"$exists": false}}
 		if found {
 			guard = bson.M{"rev": stored}
+		}
+		if s.beforeWrite != nil {
+			s.beforeWrite(ctx, r.Key())
 		}
 		_, err = coll.ReplaceOne(ctx, s.db.Guarded(r.Key(), guard), doc, options.Replace().SetUpsert(true))
 		if mongox.IsDuplicate(err) {
