@@ -8,7 +8,7 @@ import (
 
 // Feed answers the feed's pages and the live stream's catch-up reads.
 type Feed struct {
-	store domain.FeedRepository
+	repo  domain.FeedRepository
 	hub   *Hub
 	epoch string
 }
@@ -16,7 +16,7 @@ type Feed struct {
 // NewFeed serves the stored feed; epoch names the current numbering of the
 // stream (a rebuild starts a new one).
 func NewFeed(s domain.FeedRepository, hub *Hub, epoch string) *Feed {
-	return &Feed{store: s, hub: hub, epoch: epoch}
+	return &Feed{repo: s, hub: hub, epoch: epoch}
 }
 
 // Epoch is the stream numbering live cursors belong to.
@@ -28,7 +28,7 @@ func (f *Feed) Hub() *Hub { return f.hub }
 // Page returns up to limit items newest first, after the key when given;
 // next is set when more may follow.
 func (f *Feed) Page(ctx context.Context, typ domain.FeedType, after *domain.FeedPageKey, limit int) (items []domain.StoredFeedEntry, next *domain.FeedPageKey, err error) {
-	items, err = f.store.Page(ctx, typ, after, limit+1)
+	items, err = f.repo.Page(ctx, typ, after, limit+1)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -42,5 +42,5 @@ func (f *Feed) Page(ctx context.Context, typ domain.FeedType, after *domain.Feed
 
 // Since returns up to limit items applied after seq, in stream order.
 func (f *Feed) Since(ctx context.Context, seq int64, limit int) ([]domain.StoredFeedEntry, error) {
-	return f.store.Since(ctx, seq, limit)
+	return f.repo.Since(ctx, seq, limit)
 }
