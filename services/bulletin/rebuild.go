@@ -9,7 +9,7 @@ import (
 	"sharedworld.dev/pkg/platform"
 	catalog "sharedworld.dev/proto"
 	"sharedworld.dev/services/bulletin/internal/app"
-	bulletinevents "sharedworld.dev/services/bulletin/internal/events"
+	"sharedworld.dev/services/bulletin/internal/messages"
 )
 
 // Rebuild drops every projection and the feed and rebuilds them by
@@ -40,7 +40,7 @@ func Rebuild(ctx context.Context, deps platform.Deps, opts Options) (applied int
 		return 0, err
 	}
 	agg := app.NewAggregator(opts.World.WithDefaults(founded), st.projections, st.feed, app.NewHub(1, 1), deps.Logger)
-	applied, err = bulletinevents.Replay(ctx, deps.Brokers, catalog.AllTopics(), func(ctx context.Context, e events.Event) error {
+	applied, err = messages.Replay(ctx, deps.Brokers, catalog.AllTopics(), func(ctx context.Context, e events.Event) error {
 		return apply(ctx, agg, e)
 	})
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 	catalog "sharedworld.dev/proto"
 	"sharedworld.dev/services/bulletin/internal/app"
 	"sharedworld.dev/services/bulletin/internal/domain"
-	bulletinevents "sharedworld.dev/services/bulletin/internal/events"
 	bulletinhttp "sharedworld.dev/services/bulletin/internal/http"
+	"sharedworld.dev/services/bulletin/internal/messages"
 	"sharedworld.dev/services/bulletin/internal/store"
 )
 
@@ -111,7 +111,7 @@ func openStores(ctx context.Context, deps platform.Deps) (stores, error) {
 	if err := st.feed.EnsureIndexes(ctx); err != nil {
 		return st, fmt.Errorf("bulletin storage: %w", err)
 	}
-	if err := store.NewAnnouncements(deps.DB, events.NopNotifier{}).EnsureIndexes(ctx); err != nil {
+	if err := store.NewAnnouncements(deps.DB, nil).EnsureIndexes(ctx); err != nil {
 		return st, fmt.Errorf("bulletin storage: %w", err)
 	}
 	return st, nil
@@ -153,7 +153,7 @@ func (s *Service) handle(ctx context.Context, e events.Event) error {
 }
 
 func apply(ctx context.Context, agg *app.Aggregator, e events.Event) error {
-	de, err := bulletinevents.ToDomain(e)
+	de, err := messages.ToDomain(e)
 	if err != nil {
 		return fmt.Errorf("%w: %v", events.ErrPermanent, err)
 	}

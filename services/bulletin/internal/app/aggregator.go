@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"sharedworld.dev/services/bulletin/internal/domain"
-	"sharedworld.dev/services/bulletin/internal/store"
 )
 
 // Aggregator applies events to the projections: it plans each change in
@@ -26,8 +25,8 @@ type Aggregator struct {
 	mu          sync.Mutex
 	proj        *domain.Projection
 	world       domain.WorldConfig
-	projections *store.Projections
-	feed        *store.Feed
+	projections domain.ProjectionRepository
+	feed        domain.FeedRepository
 	nextSeq     int64
 
 	board   *Board
@@ -38,7 +37,7 @@ type Aggregator struct {
 }
 
 // NewAggregator builds an aggregator over empty projections; Load fills them.
-func NewAggregator(world domain.WorldConfig, projections *store.Projections, feed *store.Feed, hub *Hub, log *slog.Logger) *Aggregator {
+func NewAggregator(world domain.WorldConfig, projections domain.ProjectionRepository, feed domain.FeedRepository, hub *Hub, log *slog.Logger) *Aggregator {
 	return &Aggregator{
 		proj: domain.NewProjection(), world: world, projections: projections, feed: feed, nextSeq: 1,
 		board: &Board{}, hub: hub, render: make(chan struct{}, 1), log: log,
@@ -59,7 +58,7 @@ func (a *Aggregator) Load(ctx context.Context) error {
 	a.mu.Lock()
 	err := a.projections.Load(ctx, a.proj.Restore)
 	if err == nil {
-		var newest []store.StoredEntry
+		var newest []domain.StoredFeedEntry
 		newest, err = a.feed.Page(ctx, "", nil, domain.FeedWindow)
 		entries := make([]domain.FeedEntry, len(newest))
 		for i, e := range newest {

@@ -2,34 +2,28 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
+	"time"
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/services/bulletin/internal/domain"
-	bulletinevents "sharedworld.dev/services/bulletin/internal/events"
-	"sharedworld.dev/services/bulletin/internal/store"
 )
 
 // Announcements are the ambassador's use cases: post, pin, unpin.
 type Announcements struct {
-	// pins serialises every change of pins in this process: "one pinned at
-	// a time" spans documents, and MongoDB here has no multi-document
-	// transactions. The version guard of each write still holds across
-	// processes.
-	pins  sync.Mutex
-	store *store.Announcements
-	clock clock.Clock
+	// pinMoves serialises every change of pins in this process: "one
+	// pinned at a time" spans documents, and MongoDB here has no
+	// multi-document transactions. Each document's own write stays guarded
+	// across processes by the repository.
+	pinMoves sync.Mutex
+	repo     domain.AnnouncementRepository
+	clock    clock.Clock
 }
 
 // NewAnnouncements wires the use cases.
-func NewAnnouncements(s *store.Announcements, clk clock.Clock) *Announcements {
-	return &Announcements{store: s, clock: clk}
+func NewAnnouncements(repo domain.AnnouncementRepository, clk clock.Clock) *Announcements {
+	return &Announcements{repo: repo, clock: clk}
 }
-
-// maxAttempts bounds retries after an id collision or a version clash.
-const maxAttempts = 8
 
 // Post publishes a new announcement, pinned unless the draft says
 // pinned: false; a pinned post unpins the one pinned before. The unpins are
@@ -39,94 +33,81 @@ func (a *Announcements) Post(ctx context.Context, draft domain.AnnouncementDraft
 	if err := draft.Validate(); err != nil {
 		return domain.Announcement{}, err
 	}
-	a.pins.Lock()
-	defer a.pins.Unlock()
-	for range maxAttempts {
-		id, err := domain.NewPostID(nil)
-		if err != nil {
-			return domain.Announcement{}, err
-		}
-		pinnedNow, err := a.store.Pinned(ctx)
-		if err != nil {
-			return domain.Announcement{}, err
-		}
-		changes, err := domain.PostAnnouncement(id, draft, pinnedNow, a.clock.Now())
-		if err != nil {
-			return domain.Announcement{}, err
-		}
-		err = a.write(ctx, changes)
-		if errors.Is(err, store.ErrIDTaken) || errors.Is(err, store.ErrVersionClash) {
-			continue
-		}
-		if err != nil {
-			return domain.Announcement{}, err
-		}
-		return changes[len(changes)-1].Announcement, nil
+	a.pinMoves.Lock()
+	defer a.pinMoves.Unlock()
+	pinnedNow, err := a.repo.Pinned(ctx)
+	if err != nil {
+		return domain.Announcement{}, err
 	}
-	return domain.Announcement{}, fmt.Errorf("post announcement: gave up after %d attempts", maxAttempts)
+	now := a.clock.Now()
+	plan, err := domain.PostAnnouncement(draft, pinnedNow, now)
+	if err != nil {
+		return domain.Announcement{}, err
+	}
+	if _, err := a.write(ctx, "", plan.Unpins, now); err != nil {
+		return domain.Announcement{}, err
+	}
+	return a.repo.Add(ctx, plan.Announce)
 }
 
 // Pin pins the announcement and unpins any other.
 func (a *Announcements) Pin(ctx context.Context, postID string) (domain.Announcement, error) {
-	return a.change(ctx, postID, func(target domain.Announcement, pinnedNow []domain.Announcement) []domain.AnnouncementChange {
-		return domain.PinAnnouncement(target, pinnedNow, a.clock.Now())
+	return a.change(ctx, postID, func(target domain.Announcement, pinnedNow []domain.Announcement, now time.Time) []domain.AnnouncementChange {
+		return domain.PinAnnouncement(target, pinnedNow, now)
 	})
 }
 
 // Unpin unpins the announcement.
 func (a *Announcements) Unpin(ctx context.Context, postID string) (domain.Announcement, error) {
-	return a.change(ctx, postID, func(target domain.Announcement, _ []domain.Announcement) []domain.AnnouncementChange {
-		return domain.UnpinAnnouncement(target, a.clock.Now())
+	return a.change(ctx, postID, func(target domain.Announcement, _ []domain.Announcement, now time.Time) []domain.AnnouncementChange {
+		return domain.UnpinAnnouncement(target, now)
 	})
 }
 
 func (a *Announcements) change(ctx context.Context, postID string,
-	decide func(target domain.Announcement, pinnedNow []domain.Announcement) []domain.AnnouncementChange) (domain.Announcement, error) {
+	decide func(target domain.Announcement, pinnedNow []domain.Announcement, now time.Time) []domain.AnnouncementChange) (domain.Announcement, error) {
 	if !domain.ValidPostID(postID) {
 		return domain.Announcement{}, domain.ErrAnnouncementNotFound
 	}
-	a.pins.Lock()
-	defer a.pins.Unlock()
-	for range maxAttempts {
-		target, found, err := a.store.Get(ctx, postID)
-		if err != nil {
-			return domain.Announcement{}, err
-		}
-		if !found {
-			return domain.Announcement{}, domain.ErrAnnouncementNotFound
-		}
-		pinnedNow, err := a.store.Pinned(ctx)
-		if err != nil {
-			return domain.Announcement{}, err
-		}
-		changes := decide(target, pinnedNow)
-		err = a.write(ctx, changes)
-		if errors.Is(err, store.ErrVersionClash) {
-			continue
-		}
-		if err != nil {
-			return domain.Announcement{}, err
-		}
-		for _, ch := range changes {
-			if ch.Announcement.PostID == postID {
-				target = ch.Announcement
-			}
-		}
-		return target, nil
+	a.pinMoves.Lock()
+	defer a.pinMoves.Unlock()
+	target, err := a.repo.Get(ctx, postID)
+	if err != nil {
+		return domain.Announcement{}, err
 	}
-	return domain.Announcement{}, fmt.Errorf("change pin of %s: gave up after %d attempts", postID, maxAttempts)
+	pinnedNow, err := a.repo.Pinned(ctx)
+	if err != nil {
+		return domain.Announcement{}, err
+	}
+	now := a.clock.Now()
+	written, err := a.write(ctx, postID, decide(target, pinnedNow, now), now)
+	if err != nil {
+		return domain.Announcement{}, err
+	}
+	if written != nil {
+		return *written, nil
+	}
+	return target, nil // nothing to change: as read
 }
 
-// write stores each change with its event, in order.
-func (a *Announcements) write(ctx context.Context, changes []domain.AnnouncementChange) error {
-	for _, ch := range changes {
-		ev, err := bulletinevents.FromAnnouncement(ch)
+// write applies each planned pin change, in order. The plan was made from
+// what was read; each change is decided again on the announcement as it is
+// stored (SetPinned changes nothing when it already has that pin), so a
+// change another writer made first is neither lost nor repeated. It returns
+// the stored state of postID when the plan changed it.
+func (a *Announcements) write(ctx context.Context, postID string, plan []domain.AnnouncementChange, now time.Time) (*domain.Announcement, error) {
+	var target *domain.Announcement
+	for _, ch := range plan {
+		pinned := ch.Announcement.Pinned
+		stored, err := a.repo.Update(ctx, ch.Announcement.PostID, func(cur *domain.Announcement) ([]domain.AnnouncementEvent, error) {
+			return cur.SetPinned(pinned, now), nil
+		})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := a.store.Apply(ctx, ch, ev); err != nil {
-			return err
+		if ch.Announcement.PostID == postID {
+			target = &stored
 		}
 	}
-	return nil
+	return target, nil
 }

@@ -4,20 +4,19 @@ import (
 	"context"
 
 	"sharedworld.dev/services/bulletin/internal/domain"
-	"sharedworld.dev/services/bulletin/internal/store"
 )
 
 // Feed answers the feed's pages and the live stream's catch-up reads.
 type Feed struct {
-	store *store.Feed
+	repo  domain.FeedRepository
 	hub   *Hub
 	epoch string
 }
 
 // NewFeed serves the stored feed; epoch names the current numbering of the
 // stream (a rebuild starts a new one).
-func NewFeed(s *store.Feed, hub *Hub, epoch string) *Feed {
-	return &Feed{store: s, hub: hub, epoch: epoch}
+func NewFeed(s domain.FeedRepository, hub *Hub, epoch string) *Feed {
+	return &Feed{repo: s, hub: hub, epoch: epoch}
 }
 
 // Epoch is the stream numbering live cursors belong to.
@@ -28,20 +27,20 @@ func (f *Feed) Hub() *Hub { return f.hub }
 
 // Page returns up to limit items newest first, after the key when given;
 // next is set when more may follow.
-func (f *Feed) Page(ctx context.Context, typ domain.FeedType, after *store.PageKey, limit int) (items []store.StoredEntry, next *store.PageKey, err error) {
-	items, err = f.store.Page(ctx, typ, after, limit+1)
+func (f *Feed) Page(ctx context.Context, typ domain.FeedType, after *domain.FeedPageKey, limit int) (items []domain.StoredFeedEntry, next *domain.FeedPageKey, err error) {
+	items, err = f.repo.Page(ctx, typ, after, limit+1)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(items) > limit {
 		items = items[:limit]
 		last := items[limit-1]
-		next = &store.PageKey{At: last.Item.At, EventID: last.EventID}
+		next = &domain.FeedPageKey{At: last.Item.At, EventID: last.EventID}
 	}
 	return items, next, nil
 }
 
 // Since returns up to limit items applied after seq, in stream order.
-func (f *Feed) Since(ctx context.Context, seq int64, limit int) ([]store.StoredEntry, error) {
-	return f.store.Since(ctx, seq, limit)
+func (f *Feed) Since(ctx context.Context, seq int64, limit int) ([]domain.StoredFeedEntry, error) {
+	return f.repo.Since(ctx, seq, limit)
 }

@@ -132,45 +132,65 @@ type AnnouncementPinned struct {
 	Version uint64
 }
 
+// AnnouncementEvent is an event of the announcement aggregate:
+// AnnouncementPosted or AnnouncementPinned.
+type AnnouncementEvent interface{ announcementEvent() }
+
+func (AnnouncementPosted) announcementEvent() {}
+func (AnnouncementPinned) announcementEvent() {}
+
 // AnnouncementChange is one announcement's new state and the event that
 // says so; the store writes them together (state and outbox in one write).
 type AnnouncementChange struct {
 	Announcement Announcement
-	Event        any // AnnouncementPosted or AnnouncementPinned
+	Event        AnnouncementEvent
 }
 
-// PostAnnouncement creates an announcement from a valid draft. When it is
-// pinned, every announcement pinned now is unpinned first: one pinned at a
-// time (CONTRACT §6). The changes come back in the order to write them —
-// unpins before the new pin — so that a crash halfway leaves nothing pinned
-// twice.
-func PostAnnouncement(postID string, d AnnouncementDraft, pinnedNow []Announcement, now time.Time) ([]AnnouncementChange, error) {
+// PostPlan is what posting a valid draft does: the unpins, written first,
+// then the post itself, built once the store has drawn its post_id.
+type PostPlan struct {
+	// Unpins unpin every announcement pinned now when the post is pinned:
+	// one pinned at a time (CONTRACT §6). They come before the post so that
+	// a crash halfway leaves nothing pinned twice.
+	Unpins []AnnouncementChange
+	draft  AnnouncementDraft
+	now    time.Time
+}
+
+// PostAnnouncement plans the post of a draft, pinned unless the draft says
+// pinned: false (CONTRACT §11).
+func PostAnnouncement(d AnnouncementDraft, pinnedNow []Announcement, now time.Time) (PostPlan, error) {
 	if err := d.Validate(); err != nil {
-		return nil, err
+		return PostPlan{}, err
 	}
-	pinned := d.Pinned == nil || *d.Pinned
-	now = now.UTC().Truncate(time.Millisecond)
-	var changes []AnnouncementChange
-	if pinned {
-		changes = unpinAllBut(pinnedNow, postID, now)
+	plan := PostPlan{draft: d, now: clock.Stored(now)}
+	if plan.pinned() {
+		plan.Unpins = unpinAllBut(pinnedNow, "", plan.now)
 	}
-	a := Announcement{PostID: postID, Title: d.Title, Content: d.Content, PostedAt: now, Pinned: pinned, Version: 1}
-	changes = append(changes, AnnouncementChange{Announcement: a, Event: AnnouncementPosted{
+	return plan, nil
+}
+
+func (p PostPlan) pinned() bool { return p.draft.Pinned == nil || *p.draft.Pinned }
+
+// Announce is the new announcement under postID, at version 1, with its
+// event.
+func (p PostPlan) Announce(postID string) AnnouncementChange {
+	a := Announcement{PostID: postID, Title: p.draft.Title, Content: p.draft.Content, PostedAt: p.now, Pinned: p.pinned(), Version: 1}
+	return AnnouncementChange{Announcement: a, Event: AnnouncementPosted{
 		PostID: a.PostID, Title: a.Title, Content: a.Content, Pinned: a.Pinned, PostedAt: a.PostedAt, Version: a.Version,
-	}})
-	return changes, nil
+	}}
 }
 
 // PinAnnouncement pins target and unpins every other pinned announcement.
 // Pinning the pinned announcement changes nothing (no event), so a retried
 // request is harmless. pinnedNow may hold more than one announcement — the
 // trace of an interrupted pin — and all but target are unpinned, which
-// repairs it.
+// repairs it. Unpins come first, as for a post.
 func PinAnnouncement(target Announcement, pinnedNow []Announcement, now time.Time) []AnnouncementChange {
-	now = now.UTC().Truncate(time.Millisecond)
+	now = clock.Stored(now)
 	changes := unpinAllBut(pinnedNow, target.PostID, now)
-	if !target.Pinned {
-		changes = append(changes, setPinned(target, true, now))
+	if ch, changed := setPinned(target, true, now); changed {
+		changes = append(changes, ch)
 	}
 	return changes
 }
@@ -178,28 +198,44 @@ func PinAnnouncement(target Announcement, pinnedNow []Announcement, now time.Tim
 // UnpinAnnouncement unpins target; unpinning one that is not pinned changes
 // nothing.
 func UnpinAnnouncement(target Announcement, now time.Time) []AnnouncementChange {
-	if !target.Pinned {
-		return nil
+	if ch, changed := setPinned(target, false, clock.Stored(now)); changed {
+		return []AnnouncementChange{ch}
 	}
-	return []AnnouncementChange{setPinned(target, false, now.UTC().Truncate(time.Millisecond))}
+	return nil
 }
 
 func unpinAllBut(pinnedNow []Announcement, keep string, now time.Time) []AnnouncementChange {
 	var changes []AnnouncementChange
 	for _, a := range pinnedNow {
-		if a.Pinned && a.PostID != keep {
-			changes = append(changes, setPinned(a, false, now))
+		if a.PostID == keep {
+			continue
+		}
+		if ch, changed := setPinned(a, false, now); changed {
+			changes = append(changes, ch)
 		}
 	}
 	return changes
 }
 
-func setPinned(a Announcement, pinned bool, now time.Time) AnnouncementChange {
+func setPinned(a Announcement, pinned bool, now time.Time) (AnnouncementChange, bool) {
+	evs := a.SetPinned(pinned, now)
+	if len(evs) == 0 {
+		return AnnouncementChange{}, false
+	}
+	return AnnouncementChange{Announcement: a, Event: evs[0]}, true
+}
+
+// SetPinned pins or unpins a, at its next version, and returns the event
+// that says so; when a is pinned (or unpinned) already nothing changes and
+// there is no event. The plans above decide which announcements to change
+// from what was read; SetPinned decides again on each one as it is stored.
+func (a *Announcement) SetPinned(pinned bool, now time.Time) []AnnouncementEvent {
+	if a.Pinned == pinned {
+		return nil
+	}
 	a.Pinned = pinned
 	a.Version++
-	return AnnouncementChange{Announcement: a, Event: AnnouncementPinned{
-		PostID: a.PostID, Pinned: pinned, At: now, Version: a.Version,
-	}}
+	return []AnnouncementEvent{AnnouncementPinned{PostID: a.PostID, Pinned: pinned, At: clock.Stored(now), Version: a.Version}}
 }
 
 // View is the announcement as the contract shows it (SEED §2.4).

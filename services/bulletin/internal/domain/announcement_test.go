@@ -2,8 +2,10 @@ package domain
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"sharedworld.dev/pkg/problem"
 )
@@ -78,15 +80,21 @@ func pinnedPosts(changes []AnnouncementChange) map[string]bool {
 	return out
 }
 
+// posting is every change a post plan writes, in order, for postID.
+func posting(plan PostPlan, postID string) []AnnouncementChange {
+	return append(slices.Clone(plan.Unpins), plan.Announce(postID))
+}
+
 func TestPostAnnouncementPinRules(t *testing.T) {
 	t.Parallel()
 	old := Announcement{PostID: "ann_00000001", Title: "old", Content: "x", PostedAt: at, Pinned: true, Version: 3}
 
 	t.Run("CONTRACT §11 pinned defaults to true and unpins the previous", func(t *testing.T) {
-		changes, err := PostAnnouncement("ann_00000002", AnnouncementDraft{Title: "new", Content: "y"}, []Announcement{old}, at)
+		plan, err := PostAnnouncement(AnnouncementDraft{Title: "new", Content: "y"}, []Announcement{old}, at)
 		if err != nil {
 			t.Fatal(err)
 		}
+		changes := posting(plan, "ann_00000002")
 		if len(changes) != 2 {
 			t.Fatalf("want unpin + post, got %d changes", len(changes))
 		}
@@ -100,18 +108,19 @@ func TestPostAnnouncementPinRules(t *testing.T) {
 		}
 	})
 	t.Run("CONTRACT §11 pinned false posts without touching the pinned one", func(t *testing.T) {
-		changes, err := PostAnnouncement("ann_00000002", AnnouncementDraft{Title: "new", Content: "y", Pinned: ptr(false)}, []Announcement{old}, at)
+		plan, err := PostAnnouncement(AnnouncementDraft{Title: "new", Content: "y", Pinned: ptr(false)}, []Announcement{old}, at)
 		if err != nil {
 			t.Fatal(err)
 		}
+		changes := posting(plan, "ann_00000002")
 		if len(changes) != 1 || changes[0].Announcement.Pinned || changes[0].Announcement.PostID != "ann_00000002" {
 			t.Fatalf("want one unpinned post, got %+v", changes)
 		}
 	})
 	t.Run("CONTRACT §11 an invalid draft changes nothing", func(t *testing.T) {
-		changes, err := PostAnnouncement("ann_00000002", AnnouncementDraft{Title: "", Content: "y"}, []Announcement{old}, at)
-		if err == nil || changes != nil {
-			t.Fatalf("want error and no changes, got %v, %+v", err, changes)
+		plan, err := PostAnnouncement(AnnouncementDraft{Title: "", Content: "y"}, []Announcement{old}, at)
+		if err == nil || plan.Unpins != nil {
+			t.Fatalf("want error and no changes, got %v, %+v", err, plan.Unpins)
 		}
 	})
 }
@@ -170,5 +179,20 @@ func TestPinAnnouncement(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSetPinnedChangesOnlyWhatDiffers(t *testing.T) {
+	t.Parallel()
+	a := Announcement{PostID: "ann_0000000a", Pinned: false, Version: 4}
+	if evs := a.SetPinned(false, at); evs != nil || a.Version != 4 {
+		t.Fatalf("unpinning an unpinned announcement: events %v, version %d; want none and 4", evs, a.Version)
+	}
+	evs := a.SetPinned(true, at)
+	if len(evs) != 1 || !a.Pinned || a.Version != 5 {
+		t.Fatalf("pinning: events %v, %+v", evs, a)
+	}
+	if ev, ok := evs[0].(AnnouncementPinned); !ok || ev.Version != 5 || !ev.Pinned || !ev.At.Equal(at.Truncate(1e6)) || ev.At.Location() != time.UTC {
+		t.Fatalf("the event carries the new version and the stored time: %+v", evs[0])
 	}
 }

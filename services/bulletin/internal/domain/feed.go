@@ -84,7 +84,7 @@ func (f FeedItem) AtText() string { return clock.FeedTimestamp(f.At) }
 // newFeedItem lays out the line: tag, at, then the fields, each joined by two
 // spaces. Free text is folded onto one line so that a line stays a line.
 func newFeedItem(t FeedType, at time.Time, id string, fields ...string) FeedItem {
-	at = at.UTC().Truncate(time.Millisecond)
+	at = clock.Stored(at)
 	parts := make([]string, 0, 2+len(fields))
 	parts = append(parts, t.Tag(), clock.FeedTimestamp(at))
 	for _, f := range fields {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"sharedworld.dev/pkg/clock"
 )
 
 // RecordKind names a kind of projection record; the store keeps one
@@ -56,13 +58,13 @@ func requireAggregate(eventType, id string, version uint64) error {
 	return nil
 }
 
-// ms is the precision a time is stored with (BSON dates are milliseconds);
-// every time in a record is cut to it so memory and database agree.
+// ms is a time as it is stored (clock.Stored), so memory and database
+// agree; an unknown (zero) time stays the zero time.
 func ms(t time.Time) time.Time {
 	if t.IsZero() {
 		return time.Time{}
 	}
-	return t.UTC().Truncate(time.Millisecond)
+	return clock.Stored(t)
 }
 
 // fillString sets *dst to v when *dst is empty and v is not, and reports

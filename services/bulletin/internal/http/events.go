@@ -15,7 +15,6 @@ import (
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/bulletin/internal/app"
 	"sharedworld.dev/services/bulletin/internal/domain"
-	"sharedworld.dev/services/bulletin/internal/store"
 )
 
 // pageCursor is a position in the newest-first pages.
@@ -48,7 +47,7 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var after *store.PageKey
+	var after *domain.FeedPageKey
 	if raw := c.Query("cursor"); raw != "" {
 		var pos pageCursor
 		if err := httpx.DecodeCursor(raw, &pos); err != nil {
@@ -57,7 +56,7 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 		if pos.ID == "" {
 			return problem.Invalid("Unknown cursor.", "Pass back the pagination.next value of the previous page unchanged, or omit cursor for the first page.")
 		}
-		after = &store.PageKey{At: time.UnixMilli(pos.At).UTC(), EventID: pos.ID}
+		after = &domain.FeedPageKey{At: time.UnixMilli(pos.At).UTC(), EventID: pos.ID}
 	}
 	items, next, err := h.Feed.Page(c.UserContext(), typ, after, limit)
 	if err != nil {

@@ -13,66 +13,86 @@ import (
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/bulletin/internal/domain"
+	"sharedworld.dev/services/bulletin/internal/messages"
 )
 
 // Announcements stores the ambassador's announcements, the aggregate the
-// bulletin owns. Each document carries its unpublished events (the outbox),
-// written in the same single-document write as the state.
+// bulletin owns, as mongox.Docs: each document carries its unpublished
+// events (the outbox), written in the same single-document write as the
+// state, and its version, which Docs keeps.
 type Announcements struct {
-	coll   *mongo.Collection
-	notify events.Notifier
-	// locks are the process's per-document write locks, shared with the
-	// relay: FerretDB writes a whole document back on every update, so an
-	// update and the relay's removal of sent entries must not overlap.
-	db *mongox.DB
+	docs *mongox.Docs[postDoc, events.Event]
 }
 
-// NewAnnouncements uses db's "announcements" collection.
-func NewAnnouncements(db *mongox.DB, notify events.Notifier) *Announcements {
-	return &Announcements{coll: db.Collection("announcements"), notify: notify, db: db}
+var _ domain.AnnouncementRepository = (*Announcements)(nil)
+
+// NewAnnouncements uses db's "announcements" collection and tells notify
+// (the relay) about every write that leaves events.
+func NewAnnouncements(db *mongox.DB, notify mongox.Notifier) *Announcements {
+	return &Announcements{docs: mongox.NewDocs[postDoc, events.Event](db, "announcements", notify)}
 }
 
 // Collection is the collection whose documents carry outboxes (for the relay).
-func (s *Announcements) Collection() *mongo.Collection { return s.coll }
+func (s *Announcements) Collection() *mongo.Collection { return s.docs.Collection() }
 
 // EnsureIndexes creates the index that finds the pinned announcements.
 func (s *Announcements) EnsureIndexes(ctx context.Context) error {
-	return mongox.EnsureIndexes(ctx, s.coll, mongox.Index("pinned", false, bson.E{Key: "pinned", Value: 1}))
+	return mongox.EnsureIndexes(ctx, s.Collection(), mongox.Index("pinned", false, bson.E{Key: "pinned", Value: 1}))
 }
 
+// postIDPrefix is the prefix of the ids Docs draws: ann_<8 hex>, the
+// post_id shape (domain.ValidPostID).
+const postIDPrefix = "ann"
+
 type postDoc struct {
-	ID       string         `bson:"_id"`
-	Title    string         `bson:"title"`
-	Content  string         `bson:"content"`
-	PostedAt time.Time      `bson:"posted_at"`
-	Pinned   bool           `bson:"pinned"`
-	Version  uint64         `bson:"version"`
-	Outbox   []events.Event `bson:"_outbox,omitempty"`
+	ID       string    `bson:"_id"`
+	Title    string    `bson:"title"`
+	Content  string    `bson:"content"`
+	PostedAt time.Time `bson:"posted_at"`
+	Pinned   bool      `bson:"pinned"`
+	// Version is the domain's version, kept by Docs: the version read plus
+	// one on every change, as the domain counts.
+	Version uint64 `bson:"version"`
 }
 
 func (d postDoc) announcement() domain.Announcement {
 	return domain.Announcement{PostID: d.ID, Title: d.Title, Content: d.Content, PostedAt: d.PostedAt.UTC(), Pinned: d.Pinned, Version: d.Version}
 }
 
-var noOutbox = options.Find().SetProjection(bson.M{events.OutboxField: 0})
-
-// Get returns one announcement.
-func (s *Announcements) Get(ctx context.Context, postID string) (domain.Announcement, bool, error) {
-	var d postDoc
-	err := s.coll.FindOne(ctx, bson.M{"_id": postID}, options.FindOne().SetProjection(bson.M{events.OutboxField: 0})).Decode(&d)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return domain.Announcement{}, false, nil
-	}
-	if err != nil {
-		return domain.Announcement{}, false, fmt.Errorf("read announcement %s: %w", postID, err)
-	}
-	return d.announcement(), true, nil
+func docOf(a domain.Announcement) postDoc {
+	return postDoc{ID: a.PostID, Title: a.Title, Content: a.Content, PostedAt: a.PostedAt, Pinned: a.Pinned, Version: a.Version}
 }
 
-// Pinned returns every announcement marked pinned (one, or none; more only
-// after an interrupted pin, which the next pin repairs).
+// Add stores a new announcement with its event under a fresh post_id.
+func (s *Announcements) Add(ctx context.Context, build func(postID string) domain.AnnouncementChange) (domain.Announcement, error) {
+	d, err := s.docs.Create(ctx, postIDPrefix, func(id string) (postDoc, []events.Event, error) {
+		ch := build(id)
+		evs, err := outboxOf(ch.Event)
+		return docOf(ch.Announcement), evs, err
+	})
+	if err != nil {
+		return domain.Announcement{}, fmt.Errorf("post announcement: %w", err)
+	}
+	return d.announcement(), nil
+}
+
+// Get returns one announcement.
+func (s *Announcements) Get(ctx context.Context, postID string) (domain.Announcement, error) {
+	d, err := s.docs.Get(ctx, postID)
+	if errors.Is(err, mongox.ErrNotFound) {
+		return domain.Announcement{}, domain.ErrAnnouncementNotFound
+	}
+	if err != nil {
+		return domain.Announcement{}, err
+	}
+	return d.announcement(), nil
+}
+
+var noOutbox = options.Find().SetProjection(bson.M{mongox.OutboxField: 0})
+
+// Pinned returns every announcement marked pinned.
 func (s *Announcements) Pinned(ctx context.Context) ([]domain.Announcement, error) {
-	docs, err := mongox.FindAll[postDoc](ctx, s.coll, bson.M{"pinned": true}, noOutbox)
+	docs, err := mongox.FindAll[postDoc](ctx, s.Collection(), bson.M{"pinned": true}, noOutbox)
 	if err != nil {
 		return nil, fmt.Errorf("read pinned announcements: %w", err)
 	}
@@ -83,38 +103,41 @@ func (s *Announcements) Pinned(ctx context.Context) ([]domain.Announcement, erro
 	return out, nil
 }
 
-// ErrIDTaken means a new announcement drew a post_id already in use.
-var ErrIDTaken = errors.New("post_id already used")
-
-// ErrVersionClash means the announcement changed since it was read.
-var ErrVersionClash = errors.New("announcement changed concurrently")
-
-// Apply writes one change with its event: a new announcement is inserted,
-// a pin change updates the version it was computed from.
-func (s *Announcements) Apply(ctx context.Context, ch domain.AnnouncementChange, ev events.Event) error {
-	a := ch.Announcement
-	if _, posted := ch.Event.(domain.AnnouncementPosted); posted {
-		_, err := s.coll.InsertOne(ctx, postDoc{ID: a.PostID, Title: a.Title, Content: a.Content, PostedAt: a.PostedAt,
-			Pinned: a.Pinned, Version: a.Version, Outbox: []events.Event{ev}})
-		if mongox.IsDuplicate(err) { // _id is the collection's only unique index
-			return ErrIDTaken
-		}
+// Update changes one announcement through Docs.Update: change runs on the
+// stored state (again, on a version clash) and its events ride in the same
+// write.
+func (s *Announcements) Update(ctx context.Context, postID string,
+	change func(*domain.Announcement) ([]domain.AnnouncementEvent, error)) (domain.Announcement, error) {
+	d, err := s.docs.Update(ctx, postID, func(d *postDoc) ([]events.Event, error) {
+		a := d.announcement()
+		evs, err := change(&a)
 		if err != nil {
-			return fmt.Errorf("insert announcement: %w", err)
+			return nil, err
 		}
-		s.notify.Notify(s.coll, a.PostID)
-		return nil
+		if len(evs) == 0 {
+			return nil, mongox.ErrNoChange
+		}
+		*d = docOf(a)
+		return outboxOf(evs...)
+	})
+	if errors.Is(err, mongox.ErrNotFound) {
+		return domain.Announcement{}, domain.ErrAnnouncementNotFound
 	}
-	unlock := s.db.Lock(s.coll, a.PostID)
-	defer unlock()
-	res, err := s.coll.UpdateOne(ctx, bson.M{"_id": a.PostID, "version": a.Version - 1},
-		events.WithOutbox(bson.M{"$set": bson.M{"pinned": a.Pinned, "version": a.Version}}, ev))
 	if err != nil {
-		return fmt.Errorf("update announcement %s: %w", a.PostID, err)
+		return domain.Announcement{}, err
 	}
-	if res.MatchedCount == 0 {
-		return ErrVersionClash
+	return d.announcement(), nil
+}
+
+// outboxOf is the catalog events the domain events publish.
+func outboxOf(evs ...domain.AnnouncementEvent) ([]events.Event, error) {
+	out := make([]events.Event, len(evs))
+	for i, ev := range evs {
+		e, err := messages.FromAnnouncement(ev)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
 	}
-	s.notify.Notify(s.coll, a.PostID)
-	return nil
+	return out, nil
 }

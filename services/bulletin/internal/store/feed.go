@@ -20,14 +20,10 @@ type Feed struct {
 	coll *mongo.Collection
 }
 
+var _ domain.FeedRepository = (*Feed)(nil)
+
 // NewFeed uses db's "feed" collection.
 func NewFeed(db *mongox.DB) *Feed { return &Feed{coll: db.Collection("feed")} }
-
-// StoredEntry is a feed entry with its position in the stream.
-type StoredEntry struct {
-	Seq int64
-	domain.FeedEntry
-}
 
 type feedDoc struct {
 	EventID string    `bson:"_id"`
@@ -39,8 +35,8 @@ type feedDoc struct {
 	ItemID  string    `bson:"item_id"`
 }
 
-func (d feedDoc) entry() StoredEntry {
-	return StoredEntry{Seq: d.Seq, FeedEntry: domain.FeedEntry{EventID: d.EventID, Item: domain.FeedItem{
+func (d feedDoc) entry() domain.StoredFeedEntry {
+	return domain.StoredFeedEntry{Seq: d.Seq, FeedEntry: domain.FeedEntry{EventID: d.EventID, Item: domain.FeedItem{
 		Type: domain.FeedType(d.Type), At: d.At.UTC(), Line: d.Line, Body: d.Body, ID: d.ItemID,
 	}}}
 }
@@ -95,17 +91,10 @@ func (s *Feed) MaxSeq(ctx context.Context) (int64, error) {
 	return d.Seq, nil
 }
 
-// PageKey is a position in the newest-first order: entries strictly older
-// come next.
-type PageKey struct {
-	At      time.Time
-	EventID string
-}
-
 // Page returns up to limit entries newest first, after the key when given,
 // of one type when given. Keyset paging: an entry inserted while a client
 // pages never shifts the pages it has not read yet.
-func (s *Feed) Page(ctx context.Context, typ domain.FeedType, after *PageKey, limit int) ([]StoredEntry, error) {
+func (s *Feed) Page(ctx context.Context, typ domain.FeedType, after *domain.FeedPageKey, limit int) ([]domain.StoredFeedEntry, error) {
 	filter := bson.M{}
 	if typ != "" {
 		filter["type"] = string(typ)
@@ -120,16 +109,16 @@ func (s *Feed) Page(ctx context.Context, typ domain.FeedType, after *PageKey, li
 }
 
 // Since returns up to limit entries applied after seq, in stream order.
-func (s *Feed) Since(ctx context.Context, seq int64, limit int) ([]StoredEntry, error) {
+func (s *Feed) Since(ctx context.Context, seq int64, limit int) ([]domain.StoredFeedEntry, error) {
 	return s.find(ctx, bson.M{"seq": bson.M{"$gt": seq}}, options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetLimit(int64(limit)))
 }
 
-func (s *Feed) find(ctx context.Context, filter bson.M, opts *options.FindOptions) ([]StoredEntry, error) {
+func (s *Feed) find(ctx context.Context, filter bson.M, opts *options.FindOptions) ([]domain.StoredFeedEntry, error) {
 	docs, err := mongox.FindAll[feedDoc](ctx, s.coll, filter, opts)
 	if err != nil {
 		return nil, fmt.Errorf("read feed: %w", err)
 	}
-	out := make([]StoredEntry, len(docs))
+	out := make([]domain.StoredFeedEntry, len(docs))
 	for i, d := range docs {
 		out[i] = d.entry()
 	}

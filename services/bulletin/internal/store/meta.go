@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/services/bulletin/internal/domain"
 )
 
 // Meta keeps the world's own facts: the day it was founded (its first
@@ -20,6 +21,8 @@ import (
 type Meta struct {
 	coll *mongo.Collection
 }
+
+var _ domain.WorldFacts = (*Meta)(nil)
 
 // NewMeta uses db's "meta" collection.
 func NewMeta(db *mongox.DB) *Meta { return &Meta{coll: db.Collection("meta")} }

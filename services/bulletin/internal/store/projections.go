@@ -32,7 +32,12 @@ var projectionCollections = map[domain.RecordKind]string{
 // Projections stores the aggregator's records.
 type Projections struct {
 	db *mongox.DB
+	// beforeWrite, when set, runs between Save's read and its write: tests
+	// use it to play another replica that writes first.
+	beforeWrite func(ctx context.Context, key string)
 }
+
+var _ domain.ProjectionRepository = (*Projections)(nil)
 
 // NewProjections uses db's proj_* collections.
 func NewProjections(db *mongox.DB) *Projections { return &Projections{db: db} }
@@ -41,25 +46,63 @@ func (s *Projections) coll(k domain.RecordKind) *mongo.Collection {
 	return s.db.Collection(projectionCollections[k])
 }
 
+// maxSaveAttempts bounds Save's retries when other replicas keep writing
+// the same record between its read and its write.
+const maxSaveAttempts = 10
+
 // Save writes a record over the stored one unless the stored one has a
-// higher revision. The guard sits in the filter: when a newer record is
-// stored the filter matches nothing, the upsert tries to insert a second
-// document with the same _id, and the duplicate-key error says "stale",
-// which is not a failure — the newer state simply stays.
+// higher revision. With the record's lock held it reads the stored
+// revision, decides, and replaces the document guarded by the revision it
+// read (db.Guarded: on a shared database a replica's write in between makes
+// the guard miss and Save decides again; on an exclusive one the lock is the
+// guard and the filter stays an exact _id lookup).
 func (s *Projections) Save(ctx context.Context, r domain.Record) (saved bool, err error) {
 	doc := toDoc(r)
 	if doc == nil {
 		return false, fmt.Errorf("save projection: unknown record %T", r)
 	}
-	_, err = s.coll(r.Kind()).ReplaceOne(ctx,
-		bson.M{"_id": r.Key(), "rev": bson.M{"$lte": r.Revision()}}, doc, options.Replace().SetUpsert(true))
-	if mongox.IsDuplicate(err) {
-		return false, nil
+	coll := s.coll(r.Kind())
+	defer s.db.Lock(coll, r.Key())()
+	for range maxSaveAttempts {
+		stored, found, err := storedRev(ctx, coll, r.Key())
+		if err != nil {
+			return false, fmt.Errorf("save %s %s: %w", r.Kind(), r.Key(), err)
+		}
+		if found && stored > r.Revision() {
+			return false, nil // a newer state is stored: it stays
+		}
+		guard := bson.M{"rev": bson.M{"$exists": false}}
+		if found {
+			guard = bson.M{"rev": stored}
+		}
+		if s.beforeWrite != nil {
+			s.beforeWrite(ctx, r.Key())
+		}
+		_, err = coll.ReplaceOne(ctx, s.db.Guarded(r.Key(), guard), doc, options.Replace().SetUpsert(true))
+		if mongox.IsDuplicate(err) {
+			continue // a replica wrote the record first: decide again on what it wrote
+		}
+		if err != nil {
+			return false, fmt.Errorf("save %s %s: %w", r.Kind(), r.Key(), err)
+		}
+		return true, nil
+	}
+	return false, fmt.Errorf("save %s %s: %w", r.Kind(), r.Key(), mongox.ErrVersionClash)
+}
+
+// storedRev is the revision of the stored record, read by its _id alone.
+func storedRev(ctx context.Context, coll *mongo.Collection, key string) (rev uint64, found bool, err error) {
+	var d struct {
+		Rev uint64 `bson:"rev"`
+	}
+	err = coll.FindOne(ctx, bson.M{"_id": key}, options.FindOne().SetProjection(bson.M{"rev": 1})).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("save %s %s: %w", r.Kind(), r.Key(), err)
+		return 0, false, err
 	}
-	return true, nil
+	return d.Rev, true, nil
 }
 
 // Load reads every stored record and hands each to restore.

@@ -1,4 +1,4 @@
-package events
+package messages
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	pkgevents "sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/events"
 )
 
 // Replay reads every partition of topics from its first retained message to
 // the end it had when the replay started, and hands each event to apply in
 // partition order (one aggregate's events keep their order). A rebuild needs
 // the topics to retain every event.
-func Replay(ctx context.Context, brokers []string, topics []string, apply func(context.Context, pkgevents.Event) error) (int, error) {
+func Replay(ctx context.Context, brokers []string, topics []string, apply func(context.Context, events.Event) error) (int, error) {
 	partitions, err := readPartitions(ctx, brokers, topics)
 	if err != nil {
 		return 0, err
@@ -49,7 +49,7 @@ func readPartitions(ctx context.Context, brokers []string, topics []string) ([]k
 	return nil, fmt.Errorf("no broker reachable: %w", last)
 }
 
-func replayPartition(ctx context.Context, brokers []string, p kafka.Partition, apply func(context.Context, pkgevents.Event) error) (int, error) {
+func replayPartition(ctx context.Context, brokers []string, p kafka.Partition, apply func(context.Context, events.Event) error) (int, error) {
 	leader := fmt.Sprintf("%s:%d", p.Leader.Host, p.Leader.Port)
 	conn, err := kafka.DialLeader(ctx, "tcp", leader, p.Topic, p.ID)
 	if err != nil {
@@ -77,8 +77,8 @@ func replayPartition(ctx context.Context, brokers []string, p kafka.Partition, a
 		}
 		// A message that is not an event, or an event that can never
 		// apply, is skipped as the live consumer skips it.
-		if e, err := pkgevents.FromMessage(m); err == nil {
-			if err := apply(ctx, e); err != nil && !errors.Is(err, pkgevents.ErrPermanent) {
+		if e, err := events.FromMessage(m); err == nil {
+			if err := apply(ctx, e); err != nil && !errors.Is(err, events.ErrPermanent) {
 				return n, fmt.Errorf("event at offset %d: %w", m.Offset, err)
 			}
 		}

@@ -1,7 +1,7 @@
-// Package events translates between the event catalog (protobuf messages on
-// Kafka, sharedworld.dev/proto) and the bulletin's domain events, and reads
-// whole topics back for a rebuild.
-package events
+// Package messages translates between the event catalog (protobuf messages
+// in CloudEvents on Kafka, sharedworld.dev/proto) and the bulletin's domain
+// events, and reads whole topics back for a rebuild.
+package messages
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	pkgevents "sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/events"
 	bulletinv1 "sharedworld.dev/proto/bulletin/v1"
 	governancev1 "sharedworld.dev/proto/governance/v1"
 	identityv1 "sharedworld.dev/proto/identity/v1"
@@ -25,7 +25,7 @@ const Source = "/services/bulletin"
 // ToDomain decodes a consumed event into the domain's terms. Types the
 // bulletin does not project (message.sent, commons.posted) come back with a
 // nil payload; an undecodable payload is an error.
-func ToDomain(e pkgevents.Event) (domain.Event, error) {
+func ToDomain(e events.Event) (domain.Event, error) {
 	msg, err := e.Decode()
 	if err != nil {
 		return domain.Event{}, err
@@ -104,15 +104,15 @@ func payload(msg proto.Message) any {
 	return nil // message.sent, commons.posted: nothing on the board
 }
 
-// FromAnnouncement builds the event an announcement change publishes.
-func FromAnnouncement(ch domain.AnnouncementChange) (pkgevents.Event, error) {
-	switch e := ch.Event.(type) {
+// FromAnnouncement builds the catalog event of an announcement's event.
+func FromAnnouncement(ev domain.AnnouncementEvent) (events.Event, error) {
+	switch e := ev.(type) {
 	case domain.AnnouncementPosted:
-		return pkgevents.New(Source, e.PostID, &bulletinv1.AnnouncementPosted{PostId: e.PostID, Title: e.Title,
+		return events.New(Source, e.PostID, &bulletinv1.AnnouncementPosted{PostId: e.PostID, Title: e.Title,
 			Content: e.Content, Pinned: e.Pinned, PostedAt: timestamppb.New(e.PostedAt), Version: e.Version}, e.PostedAt)
 	case domain.AnnouncementPinned:
-		return pkgevents.New(Source, e.PostID, &bulletinv1.AnnouncementPinned{PostId: e.PostID, Pinned: e.Pinned,
+		return events.New(Source, e.PostID, &bulletinv1.AnnouncementPinned{PostId: e.PostID, Pinned: e.Pinned,
 			At: timestamppb.New(e.At), Version: e.Version}, e.At)
 	}
-	return pkgevents.Event{}, fmt.Errorf("announcement change carries %T, not an announcement event", ch.Event)
+	return events.Event{}, fmt.Errorf("%T is not an announcement event", ev)
 }

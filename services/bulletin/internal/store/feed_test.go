@@ -1,0 +1,133 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/bulletin/internal/domain"
+	"sharedworld.dev/services/bulletin/internal/store"
+)
+
+func entry(id string, sec int, typ domain.FeedType) domain.FeedEntry {
+	return domain.FeedEntry{EventID: id, Item: domain.FeedItem{Type: typ, At: ms(sec), Line: "#" + string(typ) + " " + id, ID: "about_" + id}}
+}
+
+func ids(entries []domain.StoredFeedEntry) string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = fmt.Sprintf("%s@%d", e.EventID, e.Seq)
+	}
+	return fmt.Sprint(out)
+}
+
+// TestFeedRepository is the contract of domain.FeedRepository, run in the
+// backend mode of the test kit.
+func TestFeedRepository(t *testing.T) {
+	kit := testkit.New(t)
+	s := store.NewFeed(kit.DB)
+	if err := s.EnsureIndexes(kit.Ctx()); err != nil {
+		t.Fatal(err)
+	}
+	var repo domain.FeedRepository = s
+	ctx := kit.Ctx()
+
+	if seq, err := repo.MaxSeq(ctx); err != nil || seq != 0 {
+		t.Fatalf("an empty feed's MaxSeq: %d %v", seq, err)
+	}
+	body := "Hello,\ncitizens."
+	withBody := entry("ev_c", 2, domain.FeedAnnouncement)
+	withBody.Item.Body = &body
+	for i, e := range []domain.FeedEntry{entry("ev_a", 1, domain.FeedTicket), entry("ev_b", 3, domain.FeedClaim), withBody, entry("ev_d", 3, domain.FeedTicket)} {
+		if inserted, err := repo.Insert(ctx, e, int64(i+1)); err != nil || !inserted {
+			t.Fatalf("insert %s: %v %v", e.EventID, inserted, err)
+		}
+	}
+
+	t.Run("a repeated event changes nothing", func(t *testing.T) {
+		again := entry("ev_a", 9, domain.FeedClaim)
+		if inserted, err := repo.Insert(ctx, again, 5); err != nil || inserted {
+			t.Fatalf("a second entry of one event: inserted %v, %v", inserted, err)
+		}
+		got, err := repo.Since(ctx, 0, 10)
+		if err != nil || ids(got) != "[ev_a@1 ev_b@2 ev_c@3 ev_d@4]" {
+			t.Fatalf("feed after a repeat: %s %v", ids(got), err)
+		}
+		if got[0].Item != entry("ev_a", 1, domain.FeedTicket).Item {
+			t.Fatalf("the repeat changed the stored entry: %+v", got[0])
+		}
+		if seq, _ := repo.MaxSeq(ctx); seq != 4 {
+			t.Fatalf("MaxSeq %d, want 4", seq)
+		}
+	})
+
+	t.Run("a used sequence number is refused", func(t *testing.T) {
+		if _, err := repo.Insert(ctx, entry("ev_e", 4, domain.FeedTicket), 2); !errors.Is(err, store.ErrSeqTaken) {
+			t.Fatalf("want ErrSeqTaken, got %v", err)
+		}
+	})
+
+	t.Run("pages run newest first by time then event id, with a type filter", func(t *testing.T) {
+		first, err := repo.Page(ctx, "", nil, 2)
+		if err != nil || ids(first) != "[ev_d@4 ev_b@2]" {
+			t.Fatalf("first page: %s %v", ids(first), err)
+		}
+		last := first[len(first)-1]
+		rest, err := repo.Page(ctx, "", &domain.FeedPageKey{At: last.Item.At, EventID: last.EventID}, 10)
+		if err != nil || ids(rest) != "[ev_c@3 ev_a@1]" {
+			t.Fatalf("next page: %s %v", ids(rest), err)
+		}
+		if rest[0].Item.Body == nil || *rest[0].Item.Body != body || rest[0].Item.At.Location() != time.UTC {
+			t.Fatalf("an entry comes back whole: %+v", rest[0].Item)
+		}
+		tickets, err := repo.Page(ctx, domain.FeedTicket, nil, 10)
+		if err != nil || ids(tickets) != "[ev_d@4 ev_a@1]" {
+			t.Fatalf("tickets: %s %v", ids(tickets), err)
+		}
+	})
+
+	t.Run("since returns what follows a sequence number in stream order", func(t *testing.T) {
+		got, err := repo.Since(ctx, 2, 1)
+		if err != nil || ids(got) != "[ev_c@3]" {
+			t.Fatalf("since 2, limit 1: %s %v", ids(got), err)
+		}
+		if got, _ := repo.Since(ctx, 4, 10); len(got) != 0 {
+			t.Fatalf("nothing follows the last: %s", ids(got))
+		}
+	})
+}
+
+// TestWorldFacts is the contract of domain.WorldFacts, run in the backend
+// mode of the test kit.
+func TestWorldFacts(t *testing.T) {
+	kit := testkit.New(t)
+	var repo domain.WorldFacts = store.NewMeta(kit.DB)
+	ctx := context.Background()
+
+	founded, err := repo.Founded(ctx, ms(0))
+	if err != nil || !founded.Equal(ms(0)) || founded.Location() != time.UTC {
+		t.Fatalf("first start: %v %v", founded, err)
+	}
+	if again, err := repo.Founded(ctx, ms(3600)); err != nil || !again.Equal(founded) {
+		t.Fatalf("a later start changed the founding date: %v %v", again, err)
+	}
+	epoch, err := repo.Epoch(ctx)
+	if err != nil || epoch == "" {
+		t.Fatalf("epoch: %q %v", epoch, err)
+	}
+	if same, _ := repo.Epoch(ctx); same != epoch {
+		t.Fatalf("the epoch changed by itself: %q then %q", epoch, same)
+	}
+	if err := repo.RenewEpoch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if renewed, _ := repo.Epoch(ctx); renewed == epoch || renewed == "" {
+		t.Fatalf("a renewed epoch must differ: %q then %q", epoch, renewed)
+	}
+	if again, _ := repo.Founded(ctx, ms(7200)); !again.Equal(founded) {
+		t.Fatal("renewing the epoch changed the founding date")
+	}
+}

@@ -1,0 +1,167 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/bulletin/internal/domain"
+	"sharedworld.dev/services/bulletin/internal/store"
+)
+
+// ms is a time as stored: UTC, whole milliseconds.
+func ms(sec int) time.Time {
+	return now.Add(time.Duration(sec) * time.Second).Truncate(time.Millisecond)
+}
+
+// oneOfEachKind is a record of every kind, every field set.
+func oneOfEachKind() []domain.Record {
+	return []domain.Record{
+		domain.Citizen{AgentID: "emb_a1ce", CitizenNumber: 7, RegisteredAt: ms(1), Name: "Ada", NameVersion: 3, Living: true, LivingVersion: 1},
+		domain.Plot{PlotID: "plot_x3_y4", X: 3, Y: 4, OwnerAgentID: "emb_a1ce", DisplayName: "Ada's Acre", ClaimedAt: ms(2), Claimed: true, Version: 2},
+		domain.Ticket{TicketID: "tkt_0000000a", Category: "bug", Title: "Broken map", Severity: "high", FiledBy: "emb_a1ce",
+			CreatedAt: ms(3), Status: "open", StatusVersion: 1, Upvotes: 4, UpvotesVersion: 5},
+		domain.Proposal{ProposalID: "prop_0000000c", Type: "standard", Title: "Plant trees", ProposedBy: "emb_a1ce", CreatedAt: ms(4),
+			DiscussionEndsAt: ms(5), VotingEndsAt: ms(6), Status: "voting", StatusVersion: 2, TotalEligible: 9,
+			Tally: domain.Tally{For: 3, Against: 2, Abstain: 1}, TallyVersion: 6},
+		domain.Election{ElectionID: "elec_0000000e", Role: "chief", OpenedAt: ms(7), NominationsEndAt: ms(8), VotingEndsAt: ms(9),
+			Status: "closed", WinnerAgentID: "emb_a1ce", Version: 3},
+		domain.Steward{Role: "land", AgentID: "emb_a1ce", TermStart: ms(10), TermEnd: ms(11), TermNumber: 2, Active: false, EndedAt: ms(12)},
+		domain.PostedAnnouncement{PostID: "ann_0000000f", Title: "Welcome", Content: "Hello", PostedAt: ms(13), Pinned: true, PinnedAt: ms(14), PinVersion: 2},
+		domain.Garden{Files: 12, At: ms(15)},
+	}
+}
+
+func loadAll(t *testing.T, repo domain.ProjectionRepository) map[string]domain.Record {
+	t.Helper()
+	out := map[string]domain.Record{}
+	if err := repo.Load(context.Background(), func(r domain.Record) { out[string(r.Kind())+"/"+r.Key()] = r }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func mustSave(t *testing.T, repo domain.ProjectionRepository, r domain.Record) bool {
+	t.Helper()
+	saved, err := repo.Save(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return saved
+}
+
+// TestProjectionRepository is the contract of domain.ProjectionRepository,
+// run in the backend mode of the test kit.
+func TestProjectionRepository(t *testing.T) {
+	kit := testkit.New(t)
+	var repo domain.ProjectionRepository = store.NewProjections(kit.DB)
+
+	t.Run("every kind of record comes back as it was saved", func(t *testing.T) {
+		want := map[string]domain.Record{}
+		for _, r := range oneOfEachKind() {
+			if !mustSave(t, repo, r) {
+				t.Fatalf("a new %s record was not saved", r.Kind())
+			}
+			want[string(r.Kind())+"/"+r.Key()] = r
+		}
+		if got := loadAll(t, repo); !reflect.DeepEqual(got, want) {
+			t.Fatalf("loaded:\n%+v\nwant:\n%+v", got, want)
+		}
+	})
+
+	t.Run("a repeated or older event changes nothing", func(t *testing.T) {
+		v2 := domain.Plot{PlotID: "plot_x1_y9", X: 1, Y: 9, OwnerAgentID: "emb_b0b0", ClaimedAt: ms(20), Claimed: false, Version: 2}
+		v1 := domain.Plot{PlotID: "plot_x1_y9", X: 1, Y: 9, OwnerAgentID: "emb_b0b0", ClaimedAt: ms(20), Claimed: true, Version: 1}
+		if !mustSave(t, repo, v2) {
+			t.Fatal("the first save of a record is saved")
+		}
+		if mustSave(t, repo, v1) {
+			t.Fatal("an older revision over a newer one reports saved")
+		}
+		if !mustSave(t, repo, v2) {
+			t.Fatal("the same revision again may fill in facts, so it is written")
+		}
+		if got := loadAll(t, repo)["plot/plot_x1_y9"]; got != v2 {
+			t.Fatalf("stored %+v, want the newer %+v", got, v2)
+		}
+		v3 := v2
+		v3.Claimed, v3.Version = true, 3
+		if !mustSave(t, repo, v3) || loadAll(t, repo)["plot/plot_x1_y9"] != v3 {
+			t.Fatal("a newer revision replaces the stored one")
+		}
+	})
+
+	t.Run("racing writers of one record: the highest revision stays", func(t *testing.T) {
+		const revisions = 40
+		var wg sync.WaitGroup
+		for v := revisions; v >= 1; v-- { // started newest first, finishing in any order
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := repo.Save(context.Background(), domain.Election{ElectionID: "elec_raced", Status: fmt.Sprint(v), Version: uint64(v)}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if got := loadAll(t, repo)["election/elec_raced"].(domain.Election); got.Version != revisions || got.Status != fmt.Sprint(revisions) {
+			t.Fatalf("stored %+v, want revision %d", got, revisions)
+		}
+	})
+}
+
+// Another replica saves the record between this one's read and its write:
+// on a shared database the guard misses and Save decides again on what the
+// replica wrote.
+func TestProjectionSaveDecidesAgainAfterAReplica(t *testing.T) {
+	kit := testkit.New(t)
+	s := store.NewProjections(mongox.NewDB(kit.DB.Database, mongox.Shared))
+	replica := store.NewProjections(mongox.NewDB(kit.DB.Database, mongox.Shared))
+	plot := func(v uint64, owner string) domain.Plot {
+		return domain.Plot{PlotID: "plot_x2_y2", X: 2, Y: 2, OwnerAgentID: owner, Claimed: true, Version: v}
+	}
+
+	replicaWrites := []domain.Plot{plot(1, "replica"), plot(2, "replica")}
+	store.SetProjectionsBeforeWrite(s, func(ctx context.Context, _ string) {
+		if len(replicaWrites) > 0 {
+			if _, err := replica.Save(ctx, replicaWrites[0]); err != nil {
+				t.Error(err)
+			}
+			replicaWrites = replicaWrites[1:]
+		}
+	})
+	// First a new record (the replica inserts it first), then over the
+	// replica's revision 1 (the replica moves it to 2 first): both times
+	// Save reads again and its revision 3 still wins.
+	if saved, err := s.Save(kit.Ctx(), plot(3, "mine")); err != nil || !saved {
+		t.Fatalf("save after two replica writes: %v %v", saved, err)
+	}
+	if got := loadAll(t, s)["plot/plot_x2_y2"]; got != plot(3, "mine") {
+		t.Fatalf("stored %+v", got)
+	}
+
+	// An older revision that finds a newer one stored after the replica's
+	// write does not write.
+	replicaWrites = []domain.Plot{plot(5, "replica")}
+	if saved, err := s.Save(kit.Ctx(), plot(4, "mine")); err != nil || saved {
+		t.Fatalf("an older revision than the replica's: saved %v, %v", saved, err)
+	}
+	if got := loadAll(t, s)["plot/plot_x2_y2"]; got != plot(5, "replica") {
+		t.Fatalf("stored %+v, want the replica's newer revision", got)
+	}
+
+	v := uint64(5)
+	store.SetProjectionsBeforeWrite(s, func(ctx context.Context, _ string) {
+		v++
+		_, _ = replica.Save(ctx, plot(v, "replica"))
+	})
+	if _, err := s.Save(kit.Ctx(), plot(1000, "mine")); !errors.Is(err, mongox.ErrVersionClash) {
+		t.Fatalf("a record that changes under every attempt ends in ErrVersionClash, got %v", err)
+	}
+}
