@@ -48,7 +48,7 @@ func TestExclusiveListIndexAgreesWithTheQueries(t *testing.T) {
 		}
 	}
 	// A second store on the same database, as the embedded world builds it:
-	// its index is loaded from the stored projections.
+	// its index is loaded from the stored tickets.
 	indexed := New(mongox.NewDB(kit.DB.Database, mongox.Exclusive), messages.Encode, nil)
 	if err := indexed.EnsureIndexes(ctx); err != nil {
 		t.Fatal(err)
