@@ -103,9 +103,10 @@ func longTimeoutDB(b *testing.B) *mongox.DB {
 	return mongox.NewDB(client.Database("bench"), mongox.Exclusive)
 }
 
-// seedTickets stores n tickets straight into the list projection (filing
+// seedTickets stores n tickets straight into the tickets collection (filing
 // them through the API would need n/5 citizens and a day each), one
-// millisecond apart, and returns their ids and times in filing order.
+// millisecond apart, five a filer in slots 1 to 5 of the day, and returns
+// their ids and times in filing order.
 func seedTickets(b *testing.B, coll *mongo.Collection, n int) ([]string, []time.Time) {
 	b.Helper()
 	statuses := []string{"open", "acknowledged", "resolved"}
@@ -129,7 +130,8 @@ func seedTickets(b *testing.B, coll *mongo.Collection, n int) ([]string, []time.
 			"_id": ids[i], "category": categories[i%3], "title": fmt.Sprintf("Ticket number %d", i),
 			"description": "A description of a realistic length, a sentence or two about what went wrong and how to see it.",
 			"severity":    "normal", "status": statuses[(i/3)%3], "created_at": times[i], "updated_at": times[i],
-			"upvotes": int64(i % 7), "upvoters": bson.A{}, "filed_by": fmt.Sprintf("emb_%024x", i/5), "response": "", "version": uint64(1),
+			"upvotes": int64(i % 7), "upvoters": bson.A{}, "filed_by": fmt.Sprintf("emb_%024x", i/5), "day": times[i].Format(time.DateOnly),
+			"slot": i%5 + 1, "response": "", "version": int64(1),
 		})
 		if len(batch) == cap(batch) {
 			flush()

@@ -8,17 +8,16 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"sharedworld.dev/pkg/citizens"
-	eventkit "sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/services/tickets/internal/app"
 	"sharedworld.dev/services/tickets/internal/domain"
-	ticketevents "sharedworld.dev/services/tickets/internal/events"
 	tickethttp "sharedworld.dev/services/tickets/internal/http"
+	"sharedworld.dev/services/tickets/internal/messages"
 	"sharedworld.dev/services/tickets/internal/store"
 )
 
@@ -31,35 +30,26 @@ type Options struct {
 
 // Service is the tickets service.
 type Service struct {
-	store    *store.Store
 	handlers *tickethttp.Handlers
-	relay    *eventkit.Relay
-	consumer *eventkit.Consumer
+	relay    *events.Relay
+	consumer *events.Consumer
 }
-
-// repairWindow is how far back New looks for projections a crash left
-// behind: a crash is followed by a restart within minutes, not days.
-const repairWindow = 24 * time.Hour
 
 // New builds the tickets service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
-	relay := eventkit.NewRelay("tickets", deps.DB, deps.Publisher, deps.Logger)
-	st := store.New(deps.DB, ticketevents.Encode, relay, deps.Logger)
-	relay.Add(st.OutboxCollections()...) // filings before changes: a ticket's first event first
+	relay := events.NewRelay("tickets", deps.DB, deps.Publisher, deps.Logger)
+	st := store.New(deps.DB, messages.Encode, relay)
+	relay.Add(st.Collection())
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("tickets storage: %w", err)
 	}
-	if err := st.Repair(ctx, deps.Clock.Now().Add(-repairWindow)); err != nil {
-		return nil, fmt.Errorf("tickets storage: %w", err)
-	}
 	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
-	consumer := eventkit.NewConsumer(eventkit.ConsumerOptions{
+	consumer := events.NewConsumer(events.ConsumerOptions{
 		Service: "tickets", Group: "tickets", Topics: citizens.Topics, Brokers: deps.Brokers,
-		Ledger: eventkit.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,
+		Ledger: events.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,
 	})
 	a := app.New(st, deps.Clock, domain.NewDailyLimit(opts.DailyLimit), deps.Logger)
 	return &Service{
-		store:    st,
 		handlers: &tickethttp.Handlers{App: a, Auth: deps.Auth, Citizens: dir, AmbassadorToken: deps.AmbassadorToken},
 		relay:    relay,
 		consumer: consumer,
@@ -75,12 +65,10 @@ func (s *Service) Routes(r fiber.Router) { s.handlers.Routes(r) }
 // BodyLimits: tickets uses the default 1 MiB everywhere.
 func (s *Service) BodyLimits() map[string]int { return nil }
 
-// Run publishes the outbox, follows citizen events and keeps projections
-// current until ctx ends.
+// Run publishes the outbox and follows citizen events until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); s.store.Run(ctx) }()
+	wg.Add(1)
 	go func() { defer wg.Done(); _ = s.consumer.Run(ctx) }()
 	s.relay.Run(ctx)
 	wg.Wait()

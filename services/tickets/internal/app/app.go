@@ -9,28 +9,18 @@ import (
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/services/tickets/internal/domain"
-	"sharedworld.dev/services/tickets/internal/store"
 )
-
-// Repository is what the use cases need from storage.
-type Repository interface {
-	File(ctx context.Context, filedBy, day string, slots []int, build store.Builder) (domain.Snapshot, error)
-	Get(ctx context.Context, id domain.TicketID) (domain.Snapshot, error)
-	Change(ctx context.Context, id domain.TicketID, fn func(*domain.Ticket) (domain.Event, error)) (domain.Snapshot, error)
-	List(ctx context.Context, q store.ListQuery) ([]domain.Snapshot, error)
-	Counts(ctx context.Context) (domain.Counts, error)
-}
 
 // App is the tickets application.
 type App struct {
-	repo  Repository
+	repo  domain.Repository
 	clock clock.Clock
 	limit domain.DailyLimit
 	log   *slog.Logger
 }
 
 // New wires the application.
-func New(repo Repository, clk clock.Clock, limit domain.DailyLimit, log *slog.Logger) *App {
+func New(repo domain.Repository, clk clock.Clock, limit domain.DailyLimit, log *slog.Logger) *App {
 	return &App{repo: repo, clock: clk, limit: limit, log: log}
 }
 
@@ -108,7 +98,7 @@ func (a *App) List(ctx context.Context, filter domain.ListFilter, after *domain.
 	}
 	done := make(chan listed, 1)
 	go func() {
-		ts, err := a.repo.List(ctx, store.ListQuery{Filter: filter, After: after, Limit: limit + 1})
+		ts, err := a.repo.List(ctx, domain.ListQuery{Filter: filter, After: after, Limit: limit + 1})
 		done <- listed{ts, err}
 	}()
 	counts, cerr := a.repo.Counts(ctx)

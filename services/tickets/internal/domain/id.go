@@ -1,10 +1,7 @@
 package domain
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"io"
 
 	"sharedworld.dev/pkg/problem"
 )
@@ -12,21 +9,11 @@ import (
 // TicketID is `tkt_` and 8 lowercase hex characters (CONTRACT §1).
 type TicketID string
 
-const ticketIDPrefix = "tkt_"
+// TicketIDPrefix is what a ticket id starts with before its underscore; the
+// store draws the 8 random hex characters after it.
+const TicketIDPrefix = "tkt"
 
-// NewTicketID draws a fresh id from r (crypto/rand in production). With 32
-// random bits collisions are rare but possible, so the store retries on a
-// duplicate key rather than trusting uniqueness.
-func NewTicketID(r io.Reader) (TicketID, error) {
-	if r == nil {
-		r = rand.Reader
-	}
-	var b [4]byte
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return "", fmt.Errorf("draw ticket id: %w", err)
-	}
-	return TicketID(ticketIDPrefix + hex.EncodeToString(b[:])), nil
-}
+const ticketIDPrefix = TicketIDPrefix + "_"
 
 // ParseTicketID checks the shape of an id taken from a path. An id of the
 // wrong shape cannot name any ticket, so it is answered like an unknown one:

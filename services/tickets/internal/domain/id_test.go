@@ -1,35 +1,10 @@
 package domain
 
 import (
-	"bytes"
-	"regexp"
 	"testing"
 
 	"sharedworld.dev/pkg/problem"
 )
-
-func TestNewTicketID(t *testing.T) {
-	t.Parallel()
-	shape := regexp.MustCompile(`^tkt_[0-9a-f]{8}$`)
-	id, err := NewTicketID(bytes.NewReader([]byte{0x0a, 0x1b, 0x2c, 0x3d}))
-	if err != nil || id != "tkt_0a1b2c3d" {
-		t.Fatalf("§1 NewTicketID = %q, %v; want tkt_0a1b2c3d", id, err)
-	}
-	seen := map[TicketID]bool{}
-	for range 100 {
-		id, err := NewTicketID(nil)
-		if err != nil || !shape.MatchString(string(id)) {
-			t.Fatalf("§1 NewTicketID = %q, %v; want tkt_ + 8 lowercase hex", id, err)
-		}
-		seen[id] = true
-	}
-	if len(seen) < 99 {
-		t.Fatalf("§1 100 random ids gave only %d distinct", len(seen))
-	}
-	if _, err := NewTicketID(bytes.NewReader(nil)); err == nil {
-		t.Fatal("an exhausted random source must be an error, not a fixed id")
-	}
-}
 
 func TestParseTicketID(t *testing.T) {
 	t.Parallel()

@@ -30,6 +30,15 @@ func ParseListFilter(status, category string) (ListFilter, error) {
 	return f, nil
 }
 
+// ListQuery selects one page of tickets.
+type ListQuery struct {
+	Filter ListFilter
+	// After is the position of the last ticket of the previous page; nil for
+	// the first page.
+	After *Position
+	Limit int
+}
+
 // Position is a ticket's place in the list order: newest created_at first,
 // and among tickets of the same millisecond the greater id first. The pair is
 // unique, so a cursor holding it names an exact place: tickets filed later

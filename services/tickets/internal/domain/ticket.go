@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
 )
 
@@ -111,7 +112,7 @@ func ParseFiling(req FileRequest) (Filing, error) {
 func (f Filing) Ticket(id TicketID, filedBy string, now time.Time) (*Ticket, Filed) {
 	// BSON dates keep milliseconds; truncating here makes the answer equal to
 	// what a later read returns and keeps cursor positions exact.
-	now = now.UTC().Truncate(time.Millisecond)
+	now = clock.Stored(now)
 	t := &Ticket{
 		id:          id,
 		category:    f.category,

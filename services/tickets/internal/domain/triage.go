@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
 )
 
@@ -64,7 +65,7 @@ func (t *Ticket) Apply(tr Triage, now time.Time) (StatusChanged, error) {
 	if !CanMove(t.status, tr.To) {
 		return StatusChanged{}, transitionConflict(t.id, t.status, tr.To)
 	}
-	now = now.UTC().Truncate(time.Millisecond)
+	now = clock.Stored(now)
 	from := t.status
 	t.status = tr.To
 	if tr.Response != "" {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
 )
 
@@ -51,7 +52,7 @@ func TestTransitions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			at = at.Truncate(time.Millisecond) // BSON dates keep milliseconds
+			at = clock.Stored(at) // BSON dates keep milliseconds
 			if s.Status != tt.to || s.Version != 4 || s.Response != "thanks" || !s.UpdatedAt.Equal(at) {
 				t.Fatalf("after %s→%s ticket = %+v", tt.from, tt.to, s)
 			}

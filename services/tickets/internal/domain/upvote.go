@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
 )
 
@@ -25,7 +26,7 @@ func (t *Ticket) Upvote(agentID string, now time.Time) (Upvoted, error) {
 	t.version++
 	return Upvoted{
 		TicketID: t.id, AgentID: agentID, Upvotes: t.upvotes,
-		At: now.UTC().Truncate(time.Millisecond), Version: t.version,
+		At: clock.Stored(now), Version: t.version,
 	}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
 )
 
@@ -39,7 +40,7 @@ func TestUpvote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Upvoted{TicketID: s.ID, AgentID: tt.agent, Upvotes: s.Upvotes + 1, At: at.Truncate(time.Millisecond), Version: s.Version + 1}
+			want := Upvoted{TicketID: s.ID, AgentID: tt.agent, Upvotes: s.Upvotes + 1, At: clock.Stored(at), Version: s.Version + 1}
 			if ev != want {
 				t.Fatalf("event = %+v, want %+v", ev, want)
 			}

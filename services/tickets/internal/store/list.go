@@ -12,19 +12,14 @@ import (
 	"sharedworld.dev/services/tickets/internal/domain"
 )
 
-// ListQuery selects one page of tickets.
-type ListQuery struct {
-	Filter domain.ListFilter
-	// After is the position of the last ticket of the previous page; nil for
-	// the first page.
-	After *domain.Position
-	Limit int
-}
+// listProjection leaves out what a list never shows: who upvoted, and the
+// outbox.
+var listProjection = bson.M{"upvoters": 0, mongox.OutboxField: 0}
 
 // List returns up to q.Limit tickets in list order after q.After. The
 // position bound is a range on the index, never a skip, so a page deep in
 // the list costs what the first one does.
-func (s *Store) List(ctx context.Context, q ListQuery) ([]domain.Snapshot, error) {
+func (s *Store) List(ctx context.Context, q domain.ListQuery) ([]domain.Snapshot, error) {
 	if s.index != nil {
 		return s.listFromIndex(ctx, q)
 	}
@@ -47,8 +42,8 @@ func (s *Store) List(ctx context.Context, q ListQuery) ([]domain.Snapshot, error
 	opts := options.Find().
 		SetSort(bson.D{{Key: "created_at", Value: -1}, {Key: "_id", Value: -1}}).
 		SetLimit(int64(q.Limit)).
-		SetProjection(bson.M{"upvoters": 0})
-	docs, err := mongox.FindAll[ticketDoc](ctx, s.tickets, filter, opts)
+		SetProjection(listProjection)
+	docs, err := mongox.FindAll[ticketDoc](ctx, s.Collection(), filter, opts)
 	if err != nil {
 		return nil, fmt.Errorf("list tickets: %w", err)
 	}
@@ -67,7 +62,7 @@ func (s *Store) Counts(ctx context.Context) (domain.Counts, error) {
 		return s.index.counts(), nil
 	}
 	pipeline := mongo.Pipeline{{{Key: "$group", Value: bson.M{"_id": "$status", "n": bson.M{"$sum": 1}}}}}
-	cur, err := s.tickets.Aggregate(ctx, pipeline, options.Aggregate().SetHint("status_newest"))
+	cur, err := s.Collection().Aggregate(ctx, pipeline, options.Aggregate().SetHint("status_newest"))
 	if err != nil {
 		return domain.Counts{}, fmt.Errorf("count tickets: %w", err)
 	}

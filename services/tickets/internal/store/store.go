@@ -1,101 +1,64 @@
-// Package store is the tickets service's MongoDB adapter.
+// Package store is the tickets service's MongoDB adapter: one document per
+// ticket in the "tickets" collection, holding the ticket's current state and,
+// in its outbox, the events of its writes not yet published.
 //
-// Every decision is an insert that a unique key can refuse, because that is
-// the one write FerretDB v1 (the embedded default) applies atomically; it
-// evaluates filtered updates as "read, then write", so two guarded updates
-// of one document can both succeed there. Concretely:
-//
-//   - filings: one document per ticket, inserted once. Its unique
-//     (filed_by, day, slot) key enforces the daily limit, and its outbox
-//     holds ticket.filed.
-//   - ticket_changes: one document per later change, _id "<ticket_id>/<v>".
-//     Only one writer can create version v of a ticket, so concurrent
-//     upvotes and triage are serialised by the key; the outbox holds the
-//     change's event.
-//   - tickets: the current state of each ticket, projected from the two
-//     above, indexed for the list. The relay never writes it, so its
-//     outbox clean-up cannot overwrite a state change.
-//
-// A crash between a decision and its projection leaves the projection one
-// step behind; every read of a ticket rolls it forward from the changes, and
-// Repair does the same for recent tickets at start.
+// A filing is an insert that the unique (filed_by, day, slot) key refuses
+// when the filer's slot of the day is taken, so the daily limit holds under
+// racing requests on every backend. Upvotes and triage are mongox.Docs
+// updates: decided on the current ticket, written with their event, guarded
+// by the version where other replicas write the same database.
 package store
 
 import (
 	"context"
-	"log/slog"
-	"sync"
+	"errors"
+	"fmt"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 
-	eventkit "sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/tickets/internal/domain"
 )
 
 // Encoder turns a domain event into an outbox event.
-type Encoder func(domain.Event) (eventkit.Event, error)
+type Encoder func(domain.Event) (events.Event, error)
 
-// Store keeps tickets in MongoDB.
+// Store keeps tickets in MongoDB; it is a domain.Repository.
 type Store struct {
-	filings *mongo.Collection
-	changes *mongo.Collection
-	tickets *mongo.Collection
-	encode  Encoder
-	notify  eventkit.Notifier
-	log     *slog.Logger
-	// locks serialise, within this process, every write to one ticket's
-	// projection, so a read that rolls it forward never interleaves with a
-	// change being projected (see mongox.Locks).
-	db *mongox.DB
-
-	mu    sync.Mutex
-	stale map[string]bool // projections whose last write failed; retried by Run
-
-	index *memIndex // list order in memory, only when this process is the only writer
+	docs   *mongox.Docs[ticketDoc, events.Event]
+	encode Encoder
+	// index serves the list when this process is the database's only writer
+	// (the embedded backend); nil on a shared database.
+	index *exclusiveListIndex
 }
 
-// New uses db's "filings", "ticket_changes" and "tickets" collections.
-// locks are the process's document locks (nil: a set of its own).
-func New(db *mongox.DB, encode Encoder, notify eventkit.Notifier, log *slog.Logger) *Store {
-	if notify == nil {
-		notify = eventkit.NopNotifier{}
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	st := &Store{
-		filings: db.Collection("filings"), changes: db.Collection("ticket_changes"), tickets: db.Collection("tickets"),
-		encode: encode, notify: notify, log: log, db: db, stale: map[string]bool{},
-	}
+var _ domain.Repository = (*Store)(nil)
+
+// New keeps tickets in db's "tickets" collection and tells notify (the
+// outbox relay; nil: nobody) about every write that leaves events.
+func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
+	s := &Store{docs: mongox.NewDocs[ticketDoc, events.Event](db, "tickets", notify), encode: encode}
 	if db.Exclusive() {
-		st.index = newMemIndex()
+		s.index = newExclusiveListIndex()
 	}
-	return st
+	return s
 }
 
-// OutboxCollections are the collections whose documents carry outboxes.
-func (s *Store) OutboxCollections() []*mongo.Collection {
-	return []*mongo.Collection{s.filings, s.changes}
-}
+// Collection is the tickets collection, whose documents carry outboxes.
+func (s *Store) Collection() *mongo.Collection { return s.docs.Collection() }
 
-// EnsureIndexes creates the unique daily-slot key and the list indexes. Each
-// list index ends with (created_at desc, _id desc), the list order, so a
-// page is one index range scan wherever it starts.
+// EnsureIndexes creates the unique daily-slot key and the list indexes, and
+// on the embedded backend loads the in-memory list index. Each list index
+// ends with (created_at desc, _id desc), the list order, so on MongoDB a page
+// is one index range scan wherever it starts.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
 	newest := []bson.E{{Key: "created_at", Value: -1}, {Key: "_id", Value: -1}}
 	with := func(prefix ...bson.E) []bson.E { return append(prefix, newest...) }
-	if err := mongox.EnsureIndexes(ctx, s.filings,
+	if err := mongox.EnsureIndexes(ctx, s.Collection(),
 		mongox.Index("daily_slot", true, bson.E{Key: "filed_by", Value: 1}, bson.E{Key: "day", Value: 1}, bson.E{Key: "slot", Value: 1}),
-		mongox.Index("created_at", false, bson.E{Key: "created_at", Value: 1}),
-	); err != nil {
-		return err
-	}
-	if err := mongox.EnsureIndexes(ctx, s.changes, mongox.Index("at", false, bson.E{Key: "at", Value: 1})); err != nil {
-		return err
-	}
-	if err := mongox.EnsureIndexes(ctx, s.tickets,
 		mongox.Index("newest", false, newest...),
 		mongox.Index("status_newest", false, with(bson.E{Key: "status", Value: 1})...),
 		mongox.Index("category_newest", false, with(bson.E{Key: "category", Value: 1})...),
@@ -104,4 +67,71 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		return err
 	}
 	return s.loadIndex(ctx)
+}
+
+// File stores a new ticket in the filer's first free slot of day. A slot
+// another filing holds makes the insert a duplicate of the daily-slot key,
+// and the next slot is tried; Create itself redraws a colliding id.
+func (s *Store) File(ctx context.Context, filedBy, day string, slots []int, build domain.TicketBuilder) (domain.Snapshot, error) {
+	for _, slot := range slots {
+		d, err := s.docs.Create(ctx, domain.TicketIDPrefix, func(id string) (ticketDoc, []events.Event, error) {
+			ticket, filed := build(domain.TicketID(id))
+			ev, err := s.encode(filed)
+			if err != nil {
+				return ticketDoc{}, nil, err
+			}
+			d := fromSnapshot(ticket.Snapshot())
+			d.FiledBy, d.Day, d.Slot = filedBy, day, slot
+			return d, []events.Event{ev}, nil
+		})
+		if errors.Is(err, mongox.ErrDuplicate) {
+			continue
+		}
+		if err != nil {
+			return domain.Snapshot{}, fmt.Errorf("file ticket: %w", err)
+		}
+		s.index.put(d)
+		return d.snapshot(), nil
+	}
+	return domain.Snapshot{}, domain.ErrSlotsTaken
+}
+
+// Get returns the ticket, read once by _id.
+func (s *Store) Get(ctx context.Context, id domain.TicketID) (domain.Snapshot, error) {
+	d, err := s.docs.Get(ctx, string(id))
+	if errors.Is(err, mongox.ErrNotFound) {
+		return domain.Snapshot{}, domain.ErrTicketNotFound(string(id))
+	}
+	if err != nil {
+		return domain.Snapshot{}, err
+	}
+	return d.snapshot(), nil
+}
+
+// Change applies fn to the current ticket and stores the result with fn's
+// event in the ticket's outbox, in one write.
+func (s *Store) Change(ctx context.Context, id domain.TicketID, fn func(*domain.Ticket) (domain.Event, error)) (domain.Snapshot, error) {
+	d, err := s.docs.Update(ctx, string(id), func(d *ticketDoc) ([]events.Event, error) {
+		ticket := domain.Restore(d.snapshot())
+		ev, err := fn(ticket)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.encode(ev)
+		if err != nil {
+			return nil, err
+		}
+		d.apply(ticket.Snapshot())
+		return []events.Event{out}, nil
+	})
+	switch {
+	case errors.Is(err, mongox.ErrNotFound):
+		return domain.Snapshot{}, domain.ErrTicketNotFound(string(id))
+	case errors.Is(err, mongox.ErrVersionClash):
+		return domain.Snapshot{}, problem.Unavailable("The ticket is changing too fast to update right now.", "Retry in a moment.")
+	case err != nil:
+		return domain.Snapshot{}, err
+	}
+	s.index.put(d)
+	return d.snapshot(), nil
 }

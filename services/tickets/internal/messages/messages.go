@@ -1,9 +1,9 @@
-// Package events turns the tickets domain's events into the catalog's
+// Package messages turns the tickets domain's events into the catalog's
 // protobuf messages (proto/tickets/v1) wrapped as CloudEvents for the outbox.
 // Tickets publishes ticket.filed, ticket.status_changed and ticket.upvoted on
 // world.tickets, keyed by ticket_id; it consumes only world.identity, through
 // the shared citizens directory.
-package events
+package messages
 
 import (
 	"fmt"

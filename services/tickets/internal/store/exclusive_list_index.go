@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -10,17 +11,19 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/tickets/internal/domain"
 )
 
-// memIndex keeps the list order and the status counts in memory when this
-// process is the only writer (the embedded default). FerretDB answers only
-// exact _id lookups from an index and scans the whole collection for a
-// sorted page or a count, so there the index picks a page's ids and the
-// documents are then read by _id. On MongoDB (several replicas) it is not
-// used: the compound indexes serve the same queries.
-type memIndex struct {
+// exclusiveListIndex keeps the list order and the status counts in memory
+// when this process is the database's only writer (the embedded backend).
+// FerretDB v1 answers only exact _id lookups from an index and scans the
+// whole collection for a sorted page or a count, so there the index picks a
+// page's ids and the tickets are then read by _id. On a shared database
+// (MongoDB, several replicas) it is not kept: the compound indexes serve the
+// same queries, and another replica's writes would never reach it.
+type exclusiveListIndex struct {
 	mu   sync.RWMutex
 	rows []*indexRow // created_at desc, then _id desc: the list order
 	byID map[string]*indexRow
@@ -31,11 +34,14 @@ type indexRow struct {
 	createdAt time.Time
 	status    string
 	category  string
+	version   uint64
 }
 
-func newMemIndex() *memIndex { return &memIndex{byID: map[string]*indexRow{}} }
+func newExclusiveListIndex() *exclusiveListIndex {
+	return &exclusiveListIndex{byID: map[string]*indexRow{}}
+}
 
-// before reports whether a sorts before b in the list order.
+// before reports whether a sorts before the position (createdAt, id).
 func before(a *indexRow, createdAt time.Time, id string) bool {
 	if !a.createdAt.Equal(createdAt) {
 		return a.createdAt.After(createdAt)
@@ -43,19 +49,22 @@ func before(a *indexRow, createdAt time.Time, id string) bool {
 	return a.id > id
 }
 
-// put records a ticket's projection (new ticket or new status).
-func (m *memIndex) put(d ticketDoc) {
+// put records a ticket as written (new, or at a new version). Writes of one
+// ticket may report here out of order, so an older version never replaces a
+// newer one. A nil index ignores it.
+func (m *exclusiveListIndex) put(d ticketDoc) {
 	if m == nil {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r, ok := m.byID[d.ID]; ok {
-		r.status = d.Status
+		if d.Version > r.version {
+			r.status, r.version = d.Status, d.Version
+		}
 		return
 	}
-	// Stored dates keep milliseconds; so do cursors made from them.
-	r := &indexRow{id: d.ID, createdAt: d.CreatedAt.UTC().Truncate(time.Millisecond), status: d.Status, category: d.Category}
+	r := &indexRow{id: d.ID, createdAt: clock.Stored(d.CreatedAt), status: d.Status, category: d.Category, version: d.Version}
 	i := sort.Search(len(m.rows), func(i int) bool { return !before(m.rows[i], r.createdAt, r.id) })
 	m.rows = append(m.rows, nil)
 	copy(m.rows[i+1:], m.rows[i:])
@@ -64,13 +73,12 @@ func (m *memIndex) put(d ticketDoc) {
 }
 
 // page returns the ids of up to q.Limit tickets after q.After matching q.Filter.
-func (m *memIndex) page(q ListQuery) []string {
+func (m *exclusiveListIndex) page(q domain.ListQuery) []string {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	start := 0
 	if q.After != nil {
-		at := q.After.CreatedAt.UTC().Truncate(time.Millisecond)
-		id := string(q.After.ID)
+		at, id := clock.Stored(q.After.CreatedAt), string(q.After.ID)
 		// the first row strictly after the cursor position
 		start = sort.Search(len(m.rows), func(i int) bool {
 			r := m.rows[i]
@@ -93,7 +101,7 @@ func (m *memIndex) page(q ListQuery) []string {
 	return ids
 }
 
-func (m *memIndex) counts() domain.Counts {
+func (m *exclusiveListIndex) counts() domain.Counts {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var c domain.Counts
@@ -110,14 +118,15 @@ func (m *memIndex) counts() domain.Counts {
 	return c
 }
 
-// loadIndex fills the in-memory index from the projections (one scan at start).
+// loadIndex fills the in-memory index from the stored tickets (one scan at start).
 func (s *Store) loadIndex(ctx context.Context) error {
 	if s.index == nil {
 		return nil
 	}
-	docs, err := mongox.FindAll[ticketDoc](ctx, s.tickets, bson.M{}, options.Find().SetProjection(bson.M{"_id": 1, "created_at": 1, "status": 1, "category": 1}))
+	docs, err := mongox.FindAll[ticketDoc](ctx, s.Collection(), bson.M{},
+		options.Find().SetProjection(bson.M{"_id": 1, "created_at": 1, "status": 1, "category": 1, mongox.VersionField: 1}))
 	if err != nil {
-		return fmt.Errorf("load ticket index: %w", err)
+		return fmt.Errorf("load ticket list index: %w", err)
 	}
 	for _, d := range docs {
 		s.index.put(d)
@@ -126,18 +135,19 @@ func (s *Store) loadIndex(ctx context.Context) error {
 }
 
 // listFromIndex reads the page the in-memory index picks, each ticket by _id.
-func (s *Store) listFromIndex(ctx context.Context, q ListQuery) ([]domain.Snapshot, error) {
+func (s *Store) listFromIndex(ctx context.Context, q domain.ListQuery) ([]domain.Snapshot, error) {
 	ids := s.index.page(q)
 	out := make([]domain.Snapshot, 0, len(ids))
 	for _, id := range ids {
-		d, found, err := s.readProjection(ctx, id)
+		d, err := s.docs.Get(ctx, id)
+		if errors.Is(err, mongox.ErrNotFound) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
-		if found {
-			d.Upvoters = nil // lists never show who upvoted
-			out = append(out, d.snapshot())
-		}
+		d.Upvoters = nil // lists never show who upvoted
+		out = append(out, d.snapshot())
 	}
 	return out, nil
 }
