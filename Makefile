@@ -29,10 +29,11 @@ vet:
 fmt:
 	gofmt -w $(MODULES)
 
-## build: one binary per service plus the local runner, into ./bin
+## build: one binary per service of the service table (hack/services) plus
+## the local tools, into ./bin
 build:
 	@mkdir -p bin
-	go build -o bin/ ./services/*/cmd/... ./hack/cmd/...
+	go build -o bin/ $$(go run ./hack/cmd/services -cmds) ./hack/cmd/...
 
 ## bench: the benchmarks (numbers quoted in the docs come from here)
 bench:

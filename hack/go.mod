@@ -4,11 +4,10 @@ go 1.26.0
 
 require (
 	github.com/gofiber/fiber/v2 v2.52.15
-	github.com/prometheus/client_model v0.6.3
-	go.mongodb.org/mongo-driver v1.17.4
 	sharedworld.dev/pkg v0.0.0
 	sharedworld.dev/proto v0.0.0
 	sharedworld.dev/services/bulletin v0.0.0
+	sharedworld.dev/services/docs v0.0.0
 	sharedworld.dev/services/identity v0.0.0
 	sharedworld.dev/services/plots-storage v0.0.0
 	sharedworld.dev/services/tickets v0.0.0
@@ -58,6 +57,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
+	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
@@ -74,6 +74,7 @@ require (
 	github.com/xdg-go/scram v1.1.2 // indirect
 	github.com/xdg-go/stringprep v1.0.4 // indirect
 	github.com/youmark/pkcs8 v0.0.0-20240726163527-a2c0da244d78 // indirect
+	go.mongodb.org/mongo-driver v1.17.4 // indirect
 	go.opentelemetry.io/otel v1.28.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.28.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.28.0 // indirect
@@ -104,6 +105,7 @@ replace (
 	sharedworld.dev/pkg => ../pkg
 	sharedworld.dev/proto => ../proto
 	sharedworld.dev/services/bulletin => ../services/bulletin
+	sharedworld.dev/services/docs => ../services/docs
 	sharedworld.dev/services/identity => ../services/identity
 	sharedworld.dev/services/plots-storage => ../services/plots-storage
 	sharedworld.dev/services/tickets => ../services/tickets

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -65,6 +66,10 @@ type ConsumerOptions struct {
 type Consumer struct {
 	o      ConsumerOptions
 	reader *kafka.Reader
+	// busy is set from a fetched message until its offset is committed;
+	// lag is the reader's lag after the last commit.
+	busy atomic.Bool
+	lag  atomic.Int64
 }
 
 // NewConsumer builds a consumer; Run starts it.
@@ -98,6 +103,7 @@ func NewConsumer(o ConsumerOptions) *Consumer {
 // Run consumes until ctx ends.
 func (c *Consumer) Run(ctx context.Context) error {
 	defer c.reader.Close()
+	defer track(c)()
 	for {
 		m, err := c.reader.FetchMessage(ctx)
 		if err != nil {
@@ -110,15 +116,24 @@ func (c *Consumer) Run(ctx context.Context) error {
 			}
 			continue
 		}
+		c.busy.Store(true)
 		if err := c.handle(ctx, m); err != nil {
 			return nil // ctx ended while retrying
 		}
 		if err := c.reader.CommitMessages(ctx, m); err != nil && ctx.Err() == nil {
 			c.o.Logger.Warn("commit failed; the event may be redelivered and will be dropped as a duplicate", slog.String("error", err.Error()))
 		}
-		metrics.ConsumerLag.WithLabelValues(c.o.Service, m.Topic).Set(float64(c.reader.Stats().Lag))
+		lag := c.reader.Stats().Lag
+		metrics.ConsumerLag.WithLabelValues(c.o.Service, m.Topic).Set(float64(lag))
+		c.lag.Store(lag)
+		c.busy.Store(false)
+		moved.Add(1)
 	}
 }
+
+// Idle reports whether the consumer is waiting for events with nothing left
+// to read: no event being applied and no lag behind the last one it read.
+func (c *Consumer) Idle() bool { return !c.busy.Load() && c.lag.Load() == 0 }
 
 // handle applies one message, retrying transient failures with backoff until
 // it succeeds or ctx ends (in which case it returns ctx's error).

@@ -62,9 +62,10 @@ type Relay struct {
 	// SweepEvery is the period of the safety sweep.
 	SweepEvery time.Duration
 
-	mu      sync.Mutex
-	pending map[string]map[string]struct{} // collection name → document ids
-	sweep   bool
+	mu       sync.Mutex
+	pending  map[string]map[string]struct{} // collection name → document ids
+	sweep    bool
+	draining bool
 }
 
 // NewRelay builds a relay for a service's collections in db that carry
@@ -126,6 +127,7 @@ func (r *Relay) signal() {
 // Run publishes until ctx ends, then makes a last bounded attempt so that a
 // graceful shutdown leaves nothing behind that Kafka could take.
 func (r *Relay) Run(ctx context.Context) {
+	defer track(r)()
 	backoff := 50 * time.Millisecond
 	sweepTicker := time.NewTicker(r.SweepEvery)
 	defer sweepTicker.Stop()
@@ -164,6 +166,14 @@ func (r *Relay) Run(ctx context.Context) {
 	}
 }
 
+// Idle reports whether the relay knows of no pending outbox entry, has no
+// sweep to do and is not publishing.
+func (r *Relay) Idle() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.pending) == 0 && !r.sweep && !r.draining
+}
+
 type pendingDoc struct {
 	ID     string     `bson:"_id"`
 	Outbox []bson.Raw `bson:"_outbox"`
@@ -176,8 +186,13 @@ var pendingFilter = bson.M{OutboxField: bson.M{"$exists": true, "$ne": bson.A{}}
 func (r *Relay) Drain(ctx context.Context) (int, error) {
 	r.mu.Lock()
 	work, sweep := r.pending, r.sweep
-	r.pending, r.sweep = map[string]map[string]struct{}{}, false
+	r.pending, r.sweep, r.draining = map[string]map[string]struct{}{}, false, true
 	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.draining = false
+		r.mu.Unlock()
+	}()
 
 	sent := 0
 	var firstErr error
@@ -309,6 +324,7 @@ func (r *Relay) publish(ctx context.Context, coll *mongo.Collection, docs []pend
 	for _, t := range types {
 		metrics.EventsPublished.WithLabelValues(r.service, t).Inc()
 	}
+	moved.Add(uint64(len(types)))
 	for _, d := range docs {
 		vals := make(bson.A, len(d.Outbox))
 		for i, raw := range d.Outbox {

@@ -6,191 +6,176 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/segmentio/kafka-go"
-	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/events"
-	"sharedworld.dev/pkg/httpx"
-	"sharedworld.dev/pkg/logging"
-	"sharedworld.dev/pkg/mongox"
 )
 
-// Host is what a service binary builds from its environment.
-type Host struct {
-	Config config.Common
-	Client *mongo.Client
-	Deps   Deps
-	// Presence reports sightings to identity (nil inside identity itself).
-	Presence *citizens.PresenceReporter
+var errLookupTooEarly = errors.New("citizen lookup asked before the host finished building its services")
+
+// Options configure a host.
+type Options struct {
+	// Config is the process's common configuration: addresses (an empty
+	// AdminAddr serves health and metrics on Addr), auth, the ambassador
+	// token, where identity is when no service of the host keeps citizens.
+	Config  config.Common
+	Backend *Backend
+	// Clock is every service's clock (default the system clock).
+	Clock  clock.Clock
+	Logger *slog.Logger
+	// Local says the host is the whole world in one process on a broker
+	// that keeps nothing across restarts (the local runner): it serves no
+	// /internal routes, since no other process calls them, and it lets the
+	// event pipeline come to rest before it stops, so that every projection
+	// has applied every acknowledged write.
+	Local bool
 }
 
-// NewHost connects to MongoDB and prepares Deps for service name from cfg.
-// extra providers are trusted in addition to the configured ones (identity
-// adds its development provider when that is on).
-func NewHost(ctx context.Context, name string, cfg config.Common, log *slog.Logger) (*Host, error) {
-	client, err := mongox.Connect(ctx, cfg.MongoURI)
-	if err != nil {
+// Host serves one or more services from one process.
+type Host struct {
+	opts     Options
+	log      *slog.Logger
+	writer   *kafka.Writer
+	auth     *auth.Middleware
+	citizens *lookup
+	presence *citizens.PresenceReporter
+	services []Service
+	endLife  context.CancelFunc
+
+	app, admin *fiber.App
+	url        string
+	cancelBG   context.CancelFunc
+	bgDone     chan struct{}
+	served     chan error
+}
+
+// New builds every unit's service on opts.Backend, in order: first each
+// unit's Trust (the providers every verifier of the host trusts), then the
+// auth middleware, then each service. The citizen lookup and presence go
+// in process to the service of the host that is a CitizenSource and a
+// PresenceSink, and over HTTP to identity when there is none. On error the
+// backend is closed.
+func New(ctx context.Context, opts Options, units ...Unit) (h *Host, err error) {
+	h, life := newHost(ctx, opts)
+	defer func() {
+		if err != nil {
+			h.close()
+		}
+	}()
+	if opts.Config.MongoDB != "" && len(units) > 1 {
+		return nil, errors.New("WORLD_MONGO_DATABASE names one service's database; leave it unset when a host serves several services")
+	}
+	envs := make([]Env, len(units))
+	var trusted []auth.Provider
+	for i, u := range units {
+		envs[i] = h.env(u.Name)
+		if u.Trust == nil {
+			continue
+		}
+		if envs[i].Trusted, err = u.Trust(ctx, envs[i]); err != nil {
+			return nil, fmt.Errorf("%s: %w", u.Name, err)
+		}
+		trusted = append(trusted, envs[i].Trusted...)
+	}
+	h.auth = newAuth(life, opts.Config, trusted, h.log)
+	for i, u := range units {
+		envs[i].Deps.Auth = h.auth
+		svc, err := u.Build(ctx, envs[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", u.Name, err)
+		}
+		h.services = append(h.services, svc)
+	}
+	if err := h.wire(); err != nil {
 		return nil, err
-	}
-	dbName := cfg.MongoDB
-	if dbName == "" {
-		dbName = "sharedworld_" + name
-	}
-	h := &Host{Config: cfg, Client: client}
-	h.Deps = Deps{
-		// A service binary runs as one of several replicas: every write is guarded.
-		Logger: log, DB: mongox.NewDB(client.Database(dbName), mongox.Shared), Brokers: cfg.KafkaBrokers,
-		Publisher: events.NewWriter(cfg.KafkaBrokers), Clock: clock.System{},
-		AmbassadorToken: cfg.AmbassadorToken,
-	}
-	if name != "identity" {
-		h.Deps.Citizens = citizens.HTTPSource{BaseURL: cfg.IdentityURL}
-		h.Presence = &citizens.PresenceReporter{BaseURL: cfg.IdentityURL, Log: log}
 	}
 	return h, nil
 }
 
-// Authenticate builds the auth middleware trusting the configured providers plus extra.
-func (h *Host) Authenticate(ctx context.Context, extra ...auth.Provider) *auth.Middleware {
-	cfg := h.Config
-	providers := auth.Providers(extra)
-	if len(cfg.ProviderKeys) > 0 {
-		var keys []auth.Key
-		for kid, pub := range cfg.ProviderKeys {
-			keys = append(keys, auth.Key{Kid: kid, PublicKey: pub})
-		}
-		providers = append(providers, auth.StaticProvider{KeyList: keys})
+// newHost holds what every host has, services or not (a job's host has
+// none): the broker writer, the citizen lookup, and a lifetime for the
+// verifier's refresh that ends when the host closes.
+func newHost(ctx context.Context, opts Options) (*Host, context.Context) {
+	if opts.Clock == nil {
+		opts.Clock = clock.System{}
 	}
-	if cfg.ProviderKeysURL != "" || cfg.ProviderRevocationsURL != "" {
-		providers = append(providers, auth.HTTPProvider{KeysURL: cfg.ProviderKeysURL, RevocationsURL: cfg.ProviderRevocationsURL})
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
 	}
-	opts := auth.VerifierOptions{Provider: providers, Prefix: cfg.AgentIDPrefix, Logger: h.Deps.Logger,
-		RevocationRefresh: time.Duration(cfg.RevocationRefreshSec) * time.Second}
-	if cfg.RemoteVerify {
-		opts.Remote = &auth.RemoteVerifier{URL: cfg.ProviderVerifyURL}
-	}
-	v := auth.NewVerifier(opts)
-	v.Start(ctx)
-	requireSig := cfg.RequireSignatures
-	mw := &auth.Middleware{Verifier: v, Replay: auth.NewReplayCache(), RequireSignatures: func() bool { return requireSig }}
-	if h.Presence != nil {
-		mw.Seen = h.Presence.Seen
-	}
-	h.Deps.Auth = mw
-	return mw
+	h := &Host{opts: opts, log: opts.Logger, citizens: &lookup{}, served: make(chan error, 2)}
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	h.endLife = endLife
+	h.writer = events.NewWriter(opts.Backend.Brokers)
+	return h, life
 }
 
-// KafkaReachable is a readiness probe: one broker answers a TCP dial.
-func KafkaReachable(brokers []string) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		var last error
-		for _, b := range brokers {
-			conn, err := kafka.DialContext(ctx, "tcp", b)
-			if err == nil {
-				return conn.Close()
-			}
-			last = err
-		}
-		if last == nil {
-			last = errors.New("no brokers configured")
-		}
-		return last
-	}
+// env is what a unit gets from this host (without auth, which comes after
+// every unit's Trust).
+func (h *Host) env(service string) Env {
+	return Env{Config: h.opts.Config, Deps: Deps{
+		Logger: h.log, DB: h.opts.Backend.DB(service), Brokers: h.opts.Backend.Brokers,
+		Publisher: h.writer, Clock: h.opts.Clock, Citizens: h.citizens,
+		AmbassadorToken: h.opts.Config.AmbassadorToken,
+	}}
 }
 
-// Serve runs svc: public routes on cfg.Addr, metrics and health on
-// cfg.AdminAddr, background work, and a graceful shutdown on SIGINT/SIGTERM
-// that stops taking requests, lets in-flight ones finish and drains the outbox.
-func (h *Host) Serve(ctx context.Context, svc Service) error {
-	log := h.Deps.Logger
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	checks := []httpx.Check{{Name: "mongodb", Probe: mongox.Ping(h.Client)}, {Name: "kafka", Probe: KafkaReachable(h.Config.KafkaBrokers)}}
-	app := httpx.NewApp(httpx.Options{Service: svc.Name(), Logger: log, BodyLimits: svc.BodyLimits()})
-	httpx.MountHealth(app, checks...)
-	svc.Routes(app)
-	if ir, ok := svc.(InternalRouter); ok {
-		ir.InternalRoutes(app)
-	}
-	admin := httpx.NewApp(httpx.Options{Service: svc.Name() + "-admin", Logger: log})
-	httpx.MountHealth(admin, checks...)
-	httpx.MountMetrics(admin)
-
-	bg, cancelBG := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := svc.Run(bg); err != nil {
-			log.Error("background work stopped", slog.String("error", err.Error()))
+// wire points the citizen lookup and the presence hook at the host's own
+// services when one keeps citizens or presence, and at identity over HTTP
+// otherwise.
+func (h *Host) wire() error {
+	var sources []CitizenSource
+	var sinks []PresenceSink
+	for _, s := range h.services {
+		if cs, ok := s.(CitizenSource); ok {
+			sources = append(sources, cs)
 		}
-	}()
-	if h.Presence != nil {
-		go h.Presence.Run(bg)
+		if ps, ok := s.(PresenceSink); ok {
+			sinks = append(sinks, ps)
+		}
 	}
-
-	errc := make(chan error, 2)
-	go func() { errc <- listen(app, h.Config.Addr) }()
-	go func() { errc <- listen(admin, h.Config.AdminAddr) }()
-	log.Info("serving", slog.String("addr", h.Config.Addr), slog.String("admin_addr", h.Config.AdminAddr))
-
-	var err error
-	select {
-	case <-ctx.Done():
-	case err = <-errc:
+	if len(sources) > 1 || len(sinks) > 1 {
+		return errors.New("more than one service of this host keeps citizens or presence")
 	}
-	log.Info("shutting down")
-	if d, ok := svc.(Drainer); ok {
-		d.Drain()
+	if len(sources) == 1 {
+		h.citizens.src = sources[0].Citizens()
+	} else {
+		h.citizens.src = citizens.HTTPSource{BaseURL: h.opts.Config.IdentityURL}
 	}
-	_ = app.ShutdownWithTimeout(20 * time.Second)
-	_ = admin.ShutdownWithTimeout(5 * time.Second)
-	cancelBG()
-	<-done
-	_ = h.Client.Disconnect(context.Background())
-	return err
+	if h.auth == nil { // a job's host serves no request
+		return nil
+	}
+	if len(sinks) == 1 {
+		h.auth.Seen = sinks[0].Seen
+	} else {
+		h.presence = &citizens.PresenceReporter{BaseURL: h.opts.Config.IdentityURL, Log: h.log}
+		h.auth.Seen = h.presence.Seen
+	}
+	return nil
 }
 
-func listen(app *fiber.App, addr string) error {
+// Services are the host's services, in the order of its units.
+func (h *Host) Services() []Service { return h.services }
+
+// URL is the base URL of the public routes once Start returned.
+func (h *Host) URL() string { return h.url }
+
+func listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	return app.Listener(ln)
+	return ln, nil
 }
 
-// Main is the whole main() of a service binary: load configuration, build
-// the host, let build construct the service, serve it.
-func Main(name string, build func(ctx context.Context, h *Host) (Service, error)) {
-	cfg, err := config.Load[config.Common]()
-	log := logging.New(os.Stdout, name, cfg.LogLevel)
-	if err != nil {
-		log.Error("invalid configuration", slog.String("error", err.Error()))
-		os.Exit(2)
-	}
-	ctx := context.Background()
-	h, err := NewHost(ctx, name, cfg, log)
-	if err != nil {
-		log.Error("start failed", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	svc, err := build(ctx, h)
-	if err != nil {
-		log.Error("start failed", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
-	if err := h.Serve(ctx, svc); err != nil {
-		log.Error("server stopped", slog.String("error", err.Error()))
-		os.Exit(1)
-	}
+// close releases what New acquired.
+func (h *Host) close() {
+	h.endLife()
+	_ = h.writer.Close()
+	h.opts.Backend.Close()
 }

@@ -1,6 +1,10 @@
-// Package platform is the wiring contract between a service and whatever
-// hosts it: its own binary (Main) or the local all-in-one runner. A service
-// receives Deps, registers its routes and runs its background work.
+// Package platform is the one composition root of every Shared World
+// process. A service declares itself as a Unit (name, how to build it, its
+// one-shot jobs); a Host serves one unit (a service binary, through Main) or
+// many (the local runner): it builds the dependencies, the auth middleware,
+// the in-process or remote citizen lookup and presence, serves the routes
+// with health and metrics, runs the background work and shuts down without
+// losing events.
 package platform
 
 import (
@@ -26,10 +30,12 @@ type Deps struct {
 	// Publisher writes to Kafka; the service's outbox relay uses it.
 	Publisher events.Publisher
 	Clock     clock.Clock
-	// Auth authenticates agents (shared by every service of a process).
+	// Auth authenticates agents (one per host, shared by its services; nil
+	// in a job, which serves no request).
 	Auth *auth.Middleware
-	// Citizens answers for agents this service has not seen yet (identity's
-	// lookup). Identity itself leaves it nil.
+	// Citizens answers for agents this service has not seen yet: in process
+	// when a service of the same host is a CitizenSource, else identity over
+	// HTTP (WORLD_IDENTITY_URL).
 	Citizens citizens.Source
 	// AmbassadorToken guards /api/admin routes.
 	AmbassadorToken string
@@ -41,7 +47,9 @@ type Service interface {
 	Name() string
 	// Routes registers the public routes (the ones the Ingress exposes).
 	Routes(r fiber.Router)
-	// BodyLimits lists routes whose body limit is above the 1 MiB default ("POST /path" → bytes).
+	// BodyLimits lists routes whose body limit is above the 1 MiB default
+	// ("POST /path" → bytes). The service table's body limit for the
+	// service is the largest of these.
 	BodyLimits() map[string]int
 	// Run does the background work (outbox relay, consumers) until ctx ends.
 	Run(ctx context.Context) error
@@ -58,4 +66,18 @@ type InternalRouter interface {
 // waits for open requests to finish.
 type Drainer interface {
 	Drain()
+}
+
+// CitizenSource is implemented by the service that keeps the citizens
+// (identity): every service of the same host looks citizens up through it
+// in process instead of over HTTP.
+type CitizenSource interface {
+	Citizens() citizens.Source
+}
+
+// PresenceSink is implemented by the service that keeps presence
+// (identity): the host's auth middleware reports each authenticated
+// request to it in process instead of batching sightings over HTTP.
+type PresenceSink interface {
+	Seen(ctx context.Context, agentID string, signed bool)
 }

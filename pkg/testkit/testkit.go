@@ -88,6 +88,19 @@ func sharedMongo() (*mongo.Client, error) {
 	return mongoClient, mongoErr
 }
 
+// MongoURI is the address of the tests' MongoDB, for a test that needs a
+// client of its own (one it may disconnect).
+func MongoURI(t testing.TB) string {
+	t.Helper()
+	if uri := os.Getenv(MongoURIEnv); uri != "" {
+		return uri
+	}
+	if _, err := sharedMongo(); err != nil {
+		t.Fatalf("testkit: embedded MongoDB: %v", err)
+	}
+	return mongoServer.URI
+}
+
 // Kit is one test's world: its database, its Kafka cluster and its identity provider.
 type Kit struct {
 	T      testing.TB

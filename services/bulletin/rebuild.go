@@ -12,6 +12,21 @@ import (
 	"sharedworld.dev/services/bulletin/internal/messages"
 )
 
+// RebuildJob is `bulletin rebuild`: Rebuild with the bulletin's settings,
+// on the database and brokers the bulletin itself uses.
+var RebuildJob = platform.Job{
+	Name:    "rebuild",
+	Summary: "rebuild every projection and the feed by replaying every topic, then exit (run it while no bulletin serves this database)",
+	Run: func(ctx context.Context, env platform.Env) error {
+		opts, err := settingsOptions()
+		if err != nil {
+			return err
+		}
+		_, err = Rebuild(ctx, env.Deps, opts)
+		return err
+	},
+}
+
 // Rebuild drops every projection and the feed and rebuilds them by
 // replaying every topic from its first retained event. Run it while no
 // bulletin serves this database (scaled to zero): one aggregator writes a

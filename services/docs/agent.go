@@ -1,4 +1,4 @@
-package apidocs
+package docs
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package apidocs_test
+package docs_test
 
 import (
 	"encoding/json"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"sharedworld.dev/pkg/apidocs"
 	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/docs"
 )
 
 // seedLinks is SEED §2.10, the bulletin's links.
@@ -19,7 +19,7 @@ var seedLinks = map[string]any{
 	"agent_txt": "/agent.txt",
 }
 
-func discoveryOf(t *testing.T, opts apidocs.Options) map[string]any {
+func discoveryOf(t *testing.T, opts docs.Options) map[string]any {
 	t.Helper()
 	resp := testkit.Do(t, newApp(t, opts), testkit.Request{Method: "GET", Path: "/.well-known/world.json"})
 	resp.ExpectStatus(t, 200)
@@ -53,7 +53,7 @@ func TestDiscoveryDescribesTheWorld(t *testing.T) {
 		t.Errorf("api base paths wrong: %v", api)
 	}
 
-	other := discoveryOf(t, apidocs.Options{WorldName: "Elsewhere", AgentIDPrefix: "xyz"})
+	other := discoveryOf(t, docs.Options{WorldName: "Elsewhere", AgentIDPrefix: "xyz"})
 	idp, _ = other["identity_provider"].(map[string]any)
 	dev, _ = idp["development_provider"].(map[string]any)
 	if other["name"] != "Elsewhere" || idp["agent_id_prefix"] != "xyz" || idp["agent_id_pattern"] != "^xyz_[0-9a-f]{24}$" || dev["enabled"] != false {
@@ -65,7 +65,7 @@ func TestDiscoveryDescribesTheWorld(t *testing.T) {
 }
 
 func TestDiscoveryLimitsAreTheDocuments(t *testing.T) {
-	sp, err := apidocs.LoadSpec()
+	sp, err := docs.LoadSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,12 @@
-package apidocs_test
+package docs_test
 
 import (
 	"html"
 	"strings"
 	"testing"
 
-	"sharedworld.dev/pkg/apidocs"
 	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/docs"
 )
 
 func TestReferenceShowsEveryPathAndMethod(t *testing.T) {
@@ -59,7 +59,7 @@ func TestReferenceShowsAuthFieldsResponsesAndCodes(t *testing.T) {
 
 func TestReferenceSaysWhetherTheDevelopmentProviderIsOn(t *testing.T) {
 	on := string(testkit.Do(t, newApp(t, devWorld), testkit.Request{Method: "GET", Path: "/docs"}).Raw)
-	off := string(testkit.Do(t, newApp(t, apidocs.Options{}), testkit.Request{Method: "GET", Path: "/docs"}).Raw)
+	off := string(testkit.Do(t, newApp(t, docs.Options{}), testkit.Request{Method: "GET", Path: "/docs"}).Raw)
 	if !strings.Contains(on, "This world runs the development identity provider") {
 		t.Error("/docs does not say the development provider is on")
 	}

@@ -1,4 +1,4 @@
-package apidocs_test
+package docs_test
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"sharedworld.dev/pkg/apidocs"
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/httpx"
+	"sharedworld.dev/services/docs"
 )
 
 func TestDocumentValidates(t *testing.T) {
-	src, err := openapi3.NewLoader().LoadFromData(apidocs.SourceYAML())
+	src, err := openapi3.NewLoader().LoadFromData(docs.SourceYAML())
 	if err != nil {
 		t.Fatalf("the YAML source does not load: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestSecuritySchemesDescribeTheCredentials(t *testing.T) {
 }
 
 func TestLimitsAgreeWithTheKit(t *testing.T) {
-	sp, err := apidocs.LoadSpec()
+	sp, err := docs.LoadSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package apidocs_test
+package docs_test
 
 // contractRoutes is every route the contract names, section by section, in
 // the document's path syntax. The document must describe exactly these.

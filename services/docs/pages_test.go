@@ -1,4 +1,4 @@
-package apidocs_test
+package docs_test
 
 import (
 	"strings"

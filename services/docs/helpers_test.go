@@ -1,4 +1,4 @@
-package apidocs_test
+package docs_test
 
 import (
 	"context"
@@ -9,21 +9,21 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gofiber/fiber/v2"
 
-	"sharedworld.dev/pkg/apidocs"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/docs"
 )
 
 // newApp mounts the documents on a real app of the shared kit.
-func newApp(t testing.TB, opts apidocs.Options) *fiber.App {
+func newApp(t testing.TB, opts docs.Options) *fiber.App {
 	t.Helper()
-	app := httpx.NewApp(httpx.Options{Service: "apidocs-test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	apidocs.Routes(app, opts)
+	app := httpx.NewApp(httpx.Options{Service: "docs-test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	docs.Routes(app, opts)
 	return app
 }
 
-var devWorld = apidocs.Options{WorldName: "Test World", DevProvider: true, AgentIDPrefix: "emb"}
+var devWorld = docs.Options{WorldName: "Test World", DevProvider: true, AgentIDPrefix: "emb"}
 
 // servedDocument fetches /openapi.json and loads it with kin-openapi, as a
 // client would.

@@ -1,11 +1,11 @@
-package apidocs_test
+package docs_test
 
 import (
 	"strings"
 	"testing"
 
-	"sharedworld.dev/pkg/apidocs"
 	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/docs"
 )
 
 var documents = []struct{ path, contentType string }{
@@ -18,7 +18,7 @@ var documents = []struct{ path, contentType string }{
 }
 
 func TestDocumentsAnswerWithTheirContentType(t *testing.T) {
-	for _, opts := range []apidocs.Options{devWorld, {}} {
+	for _, opts := range []docs.Options{devWorld, {}} {
 		app := newApp(t, opts)
 		for _, d := range documents {
 			resp := testkit.Do(t, app, testkit.Request{Method: "GET", Path: d.path})
@@ -82,7 +82,7 @@ func TestDocumentsKeepTheErrorModel(t *testing.T) {
 
 func TestDocumentsDependOnTheWorld(t *testing.T) {
 	a := testkit.Do(t, newApp(t, devWorld), testkit.Request{Method: "GET", Path: "/docs"})
-	b := testkit.Do(t, newApp(t, apidocs.Options{WorldName: "Other <World>"}), testkit.Request{Method: "GET", Path: "/docs"})
+	b := testkit.Do(t, newApp(t, docs.Options{WorldName: "Other <World>"}), testkit.Request{Method: "GET", Path: "/docs"})
 	if !strings.Contains(string(a.Raw), "Test World") {
 		t.Error("/docs does not name the world")
 	}

@@ -1,15 +1,15 @@
-package apidocs_test
+package docs_test
 
 import (
 	"regexp"
 	"strings"
 	"testing"
 
-	"sharedworld.dev/pkg/apidocs"
 	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/docs"
 )
 
-func agentGuide(t *testing.T, opts apidocs.Options) string {
+func agentGuide(t *testing.T, opts docs.Options) string {
 	t.Helper()
 	resp := testkit.Do(t, newApp(t, opts), testkit.Request{Method: "GET", Path: "/agent.txt"})
 	resp.ExpectStatus(t, 200)
@@ -38,7 +38,7 @@ func TestAgentGuideWalksThroughArrival(t *testing.T) {
 }
 
 func TestAgentGuideFollowsTheProvider(t *testing.T) {
-	off := agentGuide(t, apidocs.Options{AgentIDPrefix: "zed"})
+	off := agentGuide(t, docs.Options{AgentIDPrefix: "zed"})
 	if strings.Contains(off, "/dev/idp/register") {
 		t.Error("/agent.txt sends agents to the development provider of a world that does not run it")
 	}

@@ -1,0 +1,55 @@
+package world
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+
+	"sharedworld.dev/pkg/embedded"
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/platform"
+	catalog "sharedworld.dev/proto"
+)
+
+// startBackend starts what cfg does not point at: the embedded FerretDB
+// (data under DataDir) and the embedded Kafka broker. On the embedded
+// database this process is the only writer (mongox.Exclusive); a MongoDB
+// given by URI may have other writers (mongox.Shared). It returns cfg with
+// the addresses filled in.
+func startBackend(ctx context.Context, cfg Config, log *slog.Logger) (b *platform.Backend, _ Config, err error) {
+	var mongo *embedded.Mongo
+	var kafka *embedded.Kafka
+	stop := func() {
+		if kafka != nil {
+			kafka.Stop()
+		}
+		if mongo != nil {
+			mongo.Stop()
+		}
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	mode := mongox.Shared
+	if cfg.MongoURI == "" {
+		quiet := slog.New(log.Handler()).With("component", "ferretdb")
+		if mongo, err = embedded.StartMongo(ctx, filepath.Join(cfg.DataDir, "mongo"), filterLevel(quiet, slog.LevelError)); err != nil {
+			return nil, cfg, err
+		}
+		cfg.MongoURI, mode = mongo.URI, mongox.Exclusive
+	}
+	client, err := mongox.Connect(ctx, cfg.MongoURI)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if len(cfg.KafkaBrokers) == 0 {
+		if kafka, err = embedded.StartKafka(0, catalog.AllTopics()...); err != nil {
+			_ = client.Disconnect(context.Background())
+			return nil, cfg, err
+		}
+		cfg.KafkaBrokers = kafka.Brokers
+	}
+	return &platform.Backend{Client: client, Mode: mode, Brokers: cfg.KafkaBrokers, Stop: stop}, cfg, nil
+}
