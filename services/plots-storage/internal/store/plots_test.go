@@ -37,7 +37,9 @@ func claimBy(who domain.Agent) func(*domain.Plot) ([]domain.Event, error) {
 	}
 }
 
-func release(p *domain.Plot) ([]domain.Event, error) { return []domain.Event{p.Release(claimTime)}, nil }
+func release(p *domain.Plot) ([]domain.Event, error) {
+	return []domain.Event{p.Release(claimTime)}, nil
+}
 
 func TestPlotsRepository(t *testing.T) {
 	kit := testkit.New(t)
