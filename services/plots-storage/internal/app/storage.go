@@ -67,8 +67,8 @@ func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Re
 	now := clock.Stored(a.Clock.Now())
 	next := domain.File{PlotID: plot.ID, Tenancy: plot.Tenancy, Path: req.Path, Size: int64(len(data)),
 		Hash: "sha256:" + hex.EncodeToString(sum[:]), ContentType: contentType, WrittenAt: now, WrittenBy: who.ID}
-	// The content is stored before taking the file's lock: the lock then
-	// covers a few small writes, not a megabyte.
+	// The content is stored before the head is switched: the change of the
+	// head then covers a few small fields, not a megabyte.
 	next.BlobID, err = a.Files.PutBlob(ctx, plot.Tenancy, data, now)
 	if err != nil {
 		return Receipt{}, err

@@ -54,7 +54,7 @@ func TestPlotClaimAndRelease(t *testing.T) {
 		t.Parallel()
 		p := held
 		ev := p.Release(at)
-		if want := (PlotReleased{PlotID: "plot_x3_y4", Cell: cell, Owner: "ada", At: at.UTC().Truncate(time.Millisecond), Version: 2}); ev != want {
+		if want := (PlotReleased{PlotID: "plot_x3_y4", Cell: cell, Owner: "ada", At: time.Date(2026, 11, 22, 8, 15, 3, 127e6, time.UTC), Version: 2}); ev != want {
 			t.Fatalf("event %+v, want %+v", ev, want)
 		}
 		if p != (Plot{ID: "plot_x3_y4", Cell: cell, Version: 1}) || p.HeldBy("ada") {

@@ -140,6 +140,9 @@ func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]dom
 	return out, nil
 }
 
+// blob is a file's content. Blobs are immutable: written once under a fresh
+// id and removed whole, never changed, so they need neither a version nor
+// an outbox and are written directly rather than through mongox.Docs.
 type blob struct {
 	ID      string    `bson:"_id"`
 	Tenancy string    `bson:"tenancy"`
