@@ -13,8 +13,8 @@ import (
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/services/plots-storage/internal/app"
-	plotevents "sharedworld.dev/services/plots-storage/internal/events"
 	plotshttp "sharedworld.dev/services/plots-storage/internal/http"
+	"sharedworld.dev/services/plots-storage/internal/messages"
 	"sharedworld.dev/services/plots-storage/internal/seal"
 	"sharedworld.dev/services/plots-storage/internal/store"
 )
@@ -44,7 +44,8 @@ type Service struct {
 	consumer *events.Consumer
 }
 
-// New builds the service, prepares its storage and creates the commons.
+// New builds the service, prepares its storage and creates the commons: the
+// one place where the stores are wired into the use cases.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	s := &Service{}
 	s.relay = events.NewRelay(Name, deps.DB, deps.Publisher, deps.Logger)
@@ -68,7 +69,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	}
 	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
 	s.consumer = events.NewConsumer(events.ConsumerOptions{
-		Service: Name, Group: Name, Topics: plotevents.Consumed, Brokers: deps.Brokers,
+		Service: Name, Group: Name, Topics: messages.Consumed, Brokers: deps.Brokers,
 		Ledger: events.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,
 	})
 	s.handlers = &plotshttp.Handlers{App: s.app, Auth: deps.Auth, Citizens: dir}

@@ -1,6 +1,7 @@
 // Package app holds plots-storage's use cases: claim, abandon and look up
 // plots, set their permissions, write, read, list and delete plot files
-// (the garden among them), and keep continuity backups.
+// (the garden among them), and keep continuity backups. Storage is reached
+// through the repositories of ports.go, which the service wires in.
 package app
 
 import (
@@ -12,37 +13,34 @@ import (
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/services/plots-storage/internal/events"
 	"sharedworld.dev/services/plots-storage/internal/seal"
-	"sharedworld.dev/services/plots-storage/internal/store"
 )
-
-// CommonsTenancy is the commons' one and only tenancy: it is never abandoned.
-const CommonsTenancy = "commons"
 
 // App is the plots-storage application.
 type App struct {
-	Plots       *store.Plots
-	Permissions *store.Permissions
-	Usage       *store.Usage
-	Files       *store.Files
-	Backups     *store.Backups
+	Plots       Plots
+	Permissions Permissions
+	Usage       Usage
+	Files       Files
+	Backups     Backups
 	Sealer      seal.Sealer
 	Clock       clock.Clock
 	Log         *slog.Logger
 }
 
+// errCommonsHeld ends EnsureCommons' change when the commons exists.
+var errCommonsHeld = errors.New("the commons is held")
+
 // EnsureCommons creates the commons plot, with its claim event, if missing.
 func (a *App) EnsureCommons(ctx context.Context) error {
-	now := a.Clock.Now().Truncate(time.Millisecond)
-	ev, err := events.PlotClaimed(events.ClaimedPlot{PlotID: domain.CommonsPlotID, Cell: domain.Commons,
-		Owner: domain.CommonsOwner, DisplayName: domain.CommonsDisplayName, At: now, Version: 1})
-	if err != nil {
-		return err
-	}
-	err = a.Plots.Claim(ctx, store.Plot{}, store.Plot{ID: domain.CommonsPlotID, Claimed: true, OwnerKey: domain.CommonsOwner,
-		Owner: domain.CommonsOwner, DisplayName: domain.CommonsDisplayName, ClaimedAt: now, Tenancy: CommonsTenancy, Version: 1}, ev)
-	if err != nil && !errors.Is(err, store.ErrDuplicate) {
+	now := a.Clock.Now()
+	_, err := a.Plots.Change(ctx, domain.Commons, func(p *domain.Plot) ([]domain.Event, error) {
+		if p.Claimed {
+			return nil, errCommonsHeld
+		}
+		return single(p.Claim(domain.CommonsAgent, domain.CommonsTenancy, now))
+	})
+	if err != nil && !errors.Is(err, errCommonsHeld) {
 		return fmt.Errorf("create the commons: %w", err)
 	}
 	return nil
@@ -64,6 +62,14 @@ func (a *App) Repair(ctx context.Context) error {
 		a.Log.Info("removed files of abandoned plots", slog.Int64("documents", removed))
 	}
 	return nil
+}
+
+// single is a change's one event, or its refusal.
+func single(ev domain.Event, err error) ([]domain.Event, error) {
+	if err != nil {
+		return nil, err
+	}
+	return []domain.Event{ev}, nil
 }
 
 // background is a context for clean-up that must finish even when the

@@ -6,113 +6,85 @@ import (
 	"log/slog"
 	"time"
 
-	"sharedworld.dev/pkg/citizens"
-	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/services/plots-storage/internal/events"
-	"sharedworld.dev/services/plots-storage/internal/store"
 )
 
-// claimAttempts bounds retries when another replica changes a cell between
-// our read and our write.
+// claimAttempts bounds how often a claim or an abandon starts again when
+// the citizen's plot changed under it.
 const claimAttempts = 5
 
 // Claim gives the citizen the plot at cell. The database decides between
-// citizens: a cell's first claim is an insert its _id admits once, and the
-// owner_key unique index admits one plot per citizen.
-func (a *App) Claim(ctx context.Context, who citizens.Citizen, cell domain.Coordinates) (store.Plot, error) {
+// citizens: a cell's first claim is an insert its _id admits once, later
+// ones are versioned changes of the cell, and the plots store admits one
+// plot per citizen.
+func (a *App) Claim(ctx context.Context, who domain.Agent, cell domain.Coordinates) (domain.Plot, error) {
 	if err := domain.ValidateClaim(cell); err != nil {
-		return store.Plot{}, err
+		return domain.Plot{}, err
 	}
+	now, tenancy := a.Clock.Now(), domain.NewTenancy()
 	for range claimAttempts {
-		p, err := a.claimOnce(ctx, who, cell)
-		if errors.Is(err, store.ErrVersionClash) {
-			continue
+		p, err := a.Plots.Change(ctx, cell, func(p *domain.Plot) ([]domain.Event, error) {
+			return single(p.Claim(who, tenancy, now))
+		})
+		switch {
+		case errors.Is(err, domain.ErrBusy):
+			return domain.Plot{}, domain.ClaimContended(cell.PlotID())
+		case !errors.Is(err, domain.ErrHoldsAPlot):
+			return p, err
 		}
-		return p, err
+		owned, err := a.Plots.OwnedBy(ctx, who.ID)
+		if err == nil {
+			return domain.Plot{}, domain.AlreadyOwner(owned.ID)
+		}
+		if !errors.Is(err, domain.ErrNotFound) {
+			return domain.Plot{}, err
+		}
+		// The plot that stood in the way was abandoned meanwhile: claim again.
 	}
-	return store.Plot{}, problem.Conflict(cell.PlotID()+" changed hands while claiming", "retry the claim")
+	return domain.Plot{}, domain.ClaimContended(cell.PlotID())
 }
 
-func (a *App) claimOnce(ctx context.Context, who citizens.Citizen, cell domain.Coordinates) (store.Plot, error) {
-	id := cell.PlotID()
-	defer a.Plots.Lock(id)()
-	prev, err := a.Plots.Cell(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-	case err != nil:
-		return store.Plot{}, err
-	case prev.Claimed && prev.Owner == who.AgentID:
-		return store.Plot{}, domain.AlreadyOwner(id)
-	case prev.Claimed:
-		return store.Plot{}, domain.CellTaken(cell)
-	}
-	now := a.Clock.Now().Truncate(time.Millisecond)
-	p := store.Plot{ID: id, X: cell.X, Y: cell.Y, Claimed: true, OwnerKey: who.AgentID, Owner: who.AgentID,
-		DisplayName: who.Name, ClaimedAt: now, Tenancy: store.NewTenancy(), Version: prev.Version + 1}
-	ev, err := events.PlotClaimed(events.ClaimedPlot{PlotID: id, Cell: cell, Owner: who.AgentID,
-		DisplayName: who.Name, At: now, Version: p.Version})
-	if err != nil {
-		return store.Plot{}, err
-	}
-	err = a.Plots.Claim(ctx, prev, p, ev)
-	if !errors.Is(err, store.ErrDuplicate) {
-		return p, err
-	}
-	// Refused by an index: the citizen's one plot, or the cell's first claim.
-	owned, err := a.Plots.OwnedBy(ctx, who.AgentID)
-	if err == nil {
-		return store.Plot{}, domain.AlreadyOwner(owned.ID)
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return store.Plot{}, err
-	}
-	return store.Plot{}, domain.CellTaken(cell)
-}
+// errLetGo ends a release of a plot the citizen no longer holds.
+var errLetGo = errors.New("the plot is no longer the citizen's")
 
-// Abandon releases the citizen's plot and deletes its files.
-func (a *App) Abandon(ctx context.Context, who citizens.Citizen) (store.Plot, time.Time, error) {
+// Abandon releases the citizen's plot and deletes its files. It answers
+// the plot as it was held and the time of the release.
+func (a *App) Abandon(ctx context.Context, who domain.Agent) (domain.Plot, time.Time, error) {
+	now := a.Clock.Now()
 	for range claimAttempts {
-		owned, err := a.Plots.OwnedBy(ctx, who.AgentID)
-		if errors.Is(err, store.ErrNotFound) {
+		owned, err := a.Plots.OwnedBy(ctx, who.ID)
+		if errors.Is(err, domain.ErrNotFound) {
 			return owned, time.Time{}, domain.NoPlotToAbandon()
 		}
 		if err != nil {
 			return owned, time.Time{}, err
 		}
-		p, at, err := a.releaseOnce(ctx, who, owned.ID)
-		if errors.Is(err, store.ErrVersionClash) {
+		var held domain.Plot
+		_, err = a.Plots.Change(ctx, owned.Cell, func(p *domain.Plot) ([]domain.Event, error) {
+			if !p.HeldBy(who.ID) {
+				return nil, errLetGo // abandoned meanwhile: look again
+			}
+			held = *p
+			return []domain.Event{p.Release(now)}, nil
+		})
+		switch {
+		case errors.Is(err, errLetGo):
 			continue
+		case errors.Is(err, domain.ErrBusy):
+			return domain.Plot{}, time.Time{}, domain.AbandonContended()
+		case err != nil:
+			return domain.Plot{}, time.Time{}, err
 		}
-		if err != nil {
-			return p, at, err
-		}
-		a.dropTenancy(ctx, p)
-		return p, at, nil
+		a.dropTenancy(ctx, held)
+		return held, clock.Stored(now), nil
 	}
-	return store.Plot{}, time.Time{}, problem.Conflict("your plot changed while abandoning it", "retry")
-}
-
-func (a *App) releaseOnce(ctx context.Context, who citizens.Citizen, plotID string) (store.Plot, time.Time, error) {
-	defer a.Plots.Lock(plotID)()
-	p, err := a.Plots.Cell(ctx, plotID)
-	if err != nil {
-		return p, time.Time{}, err
-	}
-	if !p.Claimed || p.Owner != who.AgentID {
-		return p, time.Time{}, store.ErrVersionClash // abandoned meanwhile: look again
-	}
-	now := a.Clock.Now().Truncate(time.Millisecond)
-	ev, err := events.PlotReleased(p.ID, p.Cell(), p.Owner, now, p.Version+1)
-	if err != nil {
-		return p, now, err
-	}
-	return p, now, a.Plots.Release(ctx, p, ev)
+	return domain.Plot{}, time.Time{}, domain.AbandonContended()
 }
 
 // dropTenancy deletes what an abandoned plot held. Everything in it is
 // invisible already; if this fails, Repair finishes it at the next start.
-func (a *App) dropTenancy(ctx context.Context, p store.Plot) {
+func (a *App) dropTenancy(ctx context.Context, p domain.Plot) {
 	bg, cancel := background(ctx)
 	defer cancel()
 	for _, drop := range []func() error{
@@ -128,13 +100,13 @@ func (a *App) dropTenancy(ctx context.Context, p store.Plot) {
 }
 
 // Plot returns a claimed plot by id (public).
-func (a *App) Plot(ctx context.Context, plotID string) (store.Plot, error) {
+func (a *App) Plot(ctx context.Context, plotID string) (domain.Plot, error) {
 	cell, err := domain.ParsePlotID(plotID)
 	if err != nil {
-		return store.Plot{}, err
+		return domain.Plot{}, err
 	}
 	p, err := a.Plots.Get(ctx, cell.PlotID())
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, domain.ErrNotFound) {
 		return p, domain.PlotNotClaimed(plotID)
 	}
 	return p, err
@@ -142,14 +114,12 @@ func (a *App) Plot(ctx context.Context, plotID string) (store.Plot, error) {
 
 // access is the plot as the access rules see it. Permissions are read only
 // when they can matter: not for the owner, not on the commons.
-func (a *App) access(ctx context.Context, p store.Plot, agentID string) (domain.Plot, error) {
-	ap := domain.Plot{ID: p.ID, Owner: p.Owner}
+func (a *App) access(ctx context.Context, p domain.Plot, agentID string) (domain.PlotAccess, error) {
 	if p.ID == domain.CommonsPlotID || (agentID != domain.Anonymous && agentID == p.Owner) {
-		return ap, nil
+		return p.Access(domain.Permissions{}), nil
 	}
 	perms, err := a.Permissions.Get(ctx, p.Tenancy)
-	ap.Permissions = perms
-	return ap, err
+	return p.Access(perms), err
 }
 
 // Available lists free cells nearest near, and how many cells are free.
@@ -169,17 +139,17 @@ func (a *App) Available(ctx context.Context, near domain.Coordinates, limit int)
 }
 
 // ListPlots pages through claimed plots by x then y.
-func (a *App) ListPlots(ctx context.Context, after *domain.Coordinates, limit int) ([]store.Plot, error) {
+func (a *App) ListPlots(ctx context.Context, after *domain.Coordinates, limit int) ([]domain.Plot, error) {
 	return a.Plots.ListClaimed(ctx, after, limit)
 }
 
 // PlotPermissions returns a plot's permissions to its owner.
-func (a *App) PlotPermissions(ctx context.Context, agentID, plotID string) (store.Plot, domain.Permissions, error) {
+func (a *App) PlotPermissions(ctx context.Context, agentID, plotID string) (domain.Plot, domain.Permissions, error) {
 	p, err := a.Plot(ctx, plotID)
 	if err != nil {
 		return p, domain.Permissions{}, err
 	}
-	if err := domain.AuthorizeOwner(domain.Plot{ID: p.ID, Owner: p.Owner}, agentID); err != nil {
+	if err := domain.AuthorizeOwner(p.Access(domain.Permissions{}), agentID); err != nil {
 		return p, domain.Permissions{}, err
 	}
 	perms, err := a.Permissions.Get(ctx, p.Tenancy)
@@ -187,12 +157,12 @@ func (a *App) PlotPermissions(ctx context.Context, agentID, plotID string) (stor
 }
 
 // SetPermissions replaces a plot's five permission fields (owner only).
-func (a *App) SetPermissions(ctx context.Context, agentID, plotID string, in domain.PermissionsInput) (store.Plot, domain.Permissions, error) {
+func (a *App) SetPermissions(ctx context.Context, agentID, plotID string, in domain.PermissionsInput) (domain.Plot, domain.Permissions, error) {
 	p, err := a.Plot(ctx, plotID)
 	if err != nil {
 		return p, domain.Permissions{}, err
 	}
-	if err := domain.AuthorizeOwner(domain.Plot{ID: p.ID, Owner: p.Owner}, agentID); err != nil {
+	if err := domain.AuthorizeOwner(p.Access(domain.Permissions{}), agentID); err != nil {
 		return p, domain.Permissions{}, err
 	}
 	perms, err := domain.NewPermissions(in)

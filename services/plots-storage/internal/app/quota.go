@@ -2,21 +2,15 @@ package app
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/services/plots-storage/internal/store"
 )
 
 // reserve takes the room change needs from the tenancy's quota and returns
 // the usage after it (413 with the reason when the quota refuses).
 func (a *App) reserve(ctx context.Context, tenancy string, change domain.Change) (domain.Usage, error) {
-	usage, err := a.Usage.Reserve(ctx, tenancy, change, true)
-	if errors.Is(err, store.ErrNoRoom) {
-		return usage, domain.QuotaExceeded(usage, change)
-	}
-	return usage, err
+	return a.Usage.Change(ctx, tenancy, func(u *domain.Usage) error { return u.Take(change) })
 }
 
 // release gives a reservation back.
@@ -33,7 +27,7 @@ func (a *App) account(ctx context.Context, plotID, tenancy string, change domain
 	}
 	bg, cancel := background(ctx)
 	defer cancel()
-	if _, err := a.Usage.Reserve(bg, tenancy, change, false); err != nil {
+	if _, err := a.Usage.Change(bg, tenancy, func(u *domain.Usage) error { u.Apply(change); return nil }); err != nil {
 		a.Log.Error("could not give quota back; the plot's usage overstates by it",
 			slog.String("plot_id", plotID), slog.Int64("bytes", -change.Bytes), slog.Int64("files", -change.Files),
 			slog.String("error", err.Error()))

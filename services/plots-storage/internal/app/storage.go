@@ -6,14 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
-	"time"
 
-	"sharedworld.dev/pkg/citizens"
-	pkgevents "sharedworld.dev/pkg/events"
-	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/services/plots-storage/internal/events"
-	"sharedworld.dev/services/plots-storage/internal/store"
 )
 
 // commitAttempts bounds retries when concurrent writers of one path collide.
@@ -29,7 +24,7 @@ type WriteRequest struct {
 
 // Receipt is what a write answers.
 type Receipt struct {
-	File store.File
+	File domain.File
 	Verb domain.Verb // set for garden writes
 }
 
@@ -39,7 +34,7 @@ const writeHint = `send {"plot_id": "plot_x1_y2", "path": "/notes.md", "content"
 // reserved, the content stored, and the new version committed (with the
 // garden event, on the commons). A failure after the reservation gives it
 // back, so a refused write leaves nothing behind.
-func (a *App) Write(ctx context.Context, who citizens.Citizen, req WriteRequest) (Receipt, error) {
+func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Receipt, error) {
 	if req.PlotID == "" {
 		return Receipt{}, domain.Required("plot_id", writeHint)
 	}
@@ -61,27 +56,27 @@ func (a *App) Write(ctx context.Context, who citizens.Citizen, req WriteRequest)
 	if err != nil {
 		return Receipt{}, err
 	}
-	access, err := a.access(ctx, plot, who.AgentID)
+	access, err := a.access(ctx, plot, who.ID)
 	if err != nil {
 		return Receipt{}, err
 	}
-	if err := domain.AuthorizeWrite(access, who.AgentID, req.Path); err != nil {
+	if err := domain.AuthorizeWrite(access, who.ID, req.Path); err != nil {
 		return Receipt{}, err
 	}
 	sum := sha256.Sum256(data)
-	now := a.Clock.Now().Truncate(time.Millisecond)
-	next := store.File{PlotID: plot.ID, Tenancy: plot.Tenancy, Path: req.Path, Size: int64(len(data)),
-		Hash: "sha256:" + hex.EncodeToString(sum[:]), ContentType: contentType, WrittenAt: now, WrittenBy: who.AgentID}
-	// The content is stored before taking the file's lock: the lock then
-	// covers a few small writes, not a megabyte.
+	now := clock.Stored(a.Clock.Now())
+	next := domain.File{PlotID: plot.ID, Tenancy: plot.Tenancy, Path: req.Path, Size: int64(len(data)),
+		Hash: "sha256:" + hex.EncodeToString(sum[:]), ContentType: contentType, WrittenAt: now, WrittenBy: who.ID}
+	// The content is stored before the head is switched: the change of the
+	// head then covers a few small fields, not a megabyte.
 	next.BlobID, err = a.Files.PutBlob(ctx, plot.Tenancy, data, now)
 	if err != nil {
 		return Receipt{}, err
 	}
 	for range commitAttempts {
 		r, err := a.commitWrite(ctx, who, next)
-		if errors.Is(err, store.ErrVersionClash) {
-			continue // another replica changed the file first: read again
+		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) {
+			continue // another writer changed the file first: read again
 		}
 		if err != nil {
 			a.dropBlob(ctx, next.BlobID)
@@ -89,14 +84,18 @@ func (a *App) Write(ctx context.Context, who citizens.Citizen, req WriteRequest)
 		return r, err
 	}
 	a.dropBlob(ctx, next.BlobID)
-	return Receipt{}, problem.Unavailable(req.Path+" is being written by others at the same moment", "retry the write")
+	return Receipt{}, domain.FileBusy(req.Path, "write")
 }
 
-// commitWrite makes next the file's head under the file's lock: reserve the
-// quota the change needs, switch the head (with the garden event, on the
-// commons), and give the reservation back if the switch fails.
-func (a *App) commitWrite(ctx context.Context, who citizens.Citizen, next store.File) (Receipt, error) {
-	defer a.Files.Lock(next.PlotID, next.Tenancy, next.Path)()
+// errResized ends a commit whose file changed after its quota was reserved.
+var errResized = errors.New("the file changed since the reservation")
+
+// commitWrite makes next the file's head: reserve the quota the change from
+// the head as read needs, switch the head if it is still that one (with the
+// garden event, on the commons), and give the reservation back if the
+// switch does not happen. The reservation is taken and given back outside
+// the file's change, which holds no other record.
+func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.File) (Receipt, error) {
 	cur, err := a.Files.Head(ctx, next.PlotID, next.Tenancy, next.Path)
 	if err != nil {
 		return Receipt{}, err
@@ -106,28 +105,30 @@ func (a *App) commitWrite(ctx context.Context, who citizens.Citizen, next store.
 	if err != nil {
 		return Receipt{}, err
 	}
-	next.Version = cur.Version + 1
-	var evs []pkgevents.Event
 	var verb domain.Verb
-	if next.PlotID == domain.CommonsPlotID {
-		verb = domain.GardenVerb(next.Path, cur.Exists())
-		ev, err := events.Garden(events.GardenWrite{Verb: verb, Path: next.Path, AgentID: who.AgentID,
-			AgentName: who.Name, Files: usage.Files, At: next.WrittenAt})
-		if err != nil {
-			a.release(ctx, next.PlotID, next.Tenancy, change)
-			return Receipt{}, err
+	var replaced domain.File
+	f, err := a.Files.Change(ctx, next.PlotID, next.Tenancy, next.Path, func(f *domain.File) ([]domain.Event, error) {
+		if f.Version != cur.Version {
+			return nil, errResized
 		}
-		evs = append(evs, ev)
-	}
-	if err := a.Files.Put(ctx, cur, next, evs...); err != nil {
+		replaced = *f
+		*f = next
+		f.Version = replaced.Version
+		if next.PlotID != domain.CommonsPlotID {
+			return nil, nil
+		}
+		verb = domain.GardenVerb(next.Path, replaced.Exists())
+		return []domain.Event{domain.GardenChanged{Verb: verb, Path: next.Path, AgentID: who.ID,
+			AgentName: who.Name, Files: usage.Files, At: next.WrittenAt}}, nil
+	})
+	if err != nil {
 		a.release(ctx, next.PlotID, next.Tenancy, change)
 		return Receipt{}, err
 	}
-	if cur.Exists() {
-		a.dropBlob(ctx, cur.BlobID)
+	if replaced.Exists() {
+		a.dropBlob(ctx, replaced.BlobID)
 	}
-	next.ID = store.FileID(next.PlotID, next.Tenancy, next.Path)
-	return Receipt{File: next, Verb: verb}, nil
+	return Receipt{File: f, Verb: verb}, nil
 }
 
 func (a *App) dropBlob(ctx context.Context, blobID string) {
@@ -139,9 +140,9 @@ func (a *App) dropBlob(ctx context.Context, blobID string) {
 }
 
 // readablePlot loads a plot the caller may read (agentID empty: anonymous).
-func (a *App) readablePlot(ctx context.Context, agentID, plotID, hint string) (store.Plot, error) {
+func (a *App) readablePlot(ctx context.Context, agentID, plotID, hint string) (domain.Plot, error) {
 	if plotID == "" {
-		return store.Plot{}, domain.Required("plot_id", hint)
+		return domain.Plot{}, domain.Required("plot_id", hint)
 	}
 	plot, err := a.Plot(ctx, plotID)
 	if err != nil {
@@ -155,17 +156,17 @@ func (a *App) readablePlot(ctx context.Context, agentID, plotID, hint string) (s
 }
 
 // Read returns a file and its content.
-func (a *App) Read(ctx context.Context, agentID, plotID, path string) (store.File, []byte, error) {
+func (a *App) Read(ctx context.Context, agentID, plotID, path string) (domain.File, []byte, error) {
 	hint := `send {"plot_id": "plot_x1_y2", "path": "/notes.md"}`
 	if plotID == "" {
-		return store.File{}, nil, domain.Required("plot_id", hint)
+		return domain.File{}, nil, domain.Required("plot_id", hint)
 	}
 	if err := domain.ValidatePath(path); err != nil {
-		return store.File{}, nil, err
+		return domain.File{}, nil, err
 	}
 	plot, err := a.readablePlot(ctx, agentID, plotID, hint)
 	if err != nil {
-		return store.File{}, nil, err
+		return domain.File{}, nil, err
 	}
 	// A concurrent overwrite may delete the content we are about to read;
 	// the newest version, read again, points at content that exists.
@@ -178,16 +179,16 @@ func (a *App) Read(ctx context.Context, agentID, plotID, path string) (store.Fil
 			return f, nil, domain.FileNotFound(plot.ID, path)
 		}
 		data, err := a.Files.Blob(ctx, f.BlobID)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, domain.ErrNotFound) {
 			continue
 		}
 		return f, data, err
 	}
-	return store.File{}, nil, problem.Unavailable(path+" is being rewritten continuously", "retry the read")
+	return domain.File{}, nil, domain.FileBusy(path, "read")
 }
 
 // List returns the files of a plot under prefix.
-func (a *App) List(ctx context.Context, agentID, plotID, prefix string) ([]store.File, error) {
+func (a *App) List(ctx context.Context, agentID, plotID, prefix string) ([]domain.File, error) {
 	if err := domain.ValidatePrefix(prefix); err != nil {
 		return nil, err
 	}
@@ -200,44 +201,35 @@ func (a *App) List(ctx context.Context, agentID, plotID, prefix string) ([]store
 
 // Delete removes a file (the plot owner only) and gives its space back. The
 // deletion is a version of its own, so it races with writes like a write.
-func (a *App) Delete(ctx context.Context, who citizens.Citizen, plotID, path string) (store.File, error) {
+func (a *App) Delete(ctx context.Context, who domain.Agent, plotID, path string) (domain.File, error) {
 	hint := `send {"plot_id": "plot_x1_y2", "path": "/notes.md"}`
 	if plotID == "" {
-		return store.File{}, domain.Required("plot_id", hint)
+		return domain.File{}, domain.Required("plot_id", hint)
 	}
 	if err := domain.ValidatePath(path); err != nil {
-		return store.File{}, err
+		return domain.File{}, err
 	}
 	plot, err := a.Plot(ctx, plotID)
 	if err != nil {
-		return store.File{}, err
+		return domain.File{}, err
 	}
-	if err := domain.AuthorizeDelete(domain.Plot{ID: plot.ID, Owner: plot.Owner}, who.AgentID); err != nil {
-		return store.File{}, err
+	if err := domain.AuthorizeDelete(plot.Access(domain.Permissions{}), who.ID); err != nil {
+		return domain.File{}, err
 	}
-	for range commitAttempts {
-		f, err := a.deleteOnce(ctx, plot, path)
-		if errors.Is(err, store.ErrVersionClash) {
-			continue
-		}
-		return f, err
+	var deleted domain.File
+	err = a.Files.Delete(ctx, plot.ID, plot.Tenancy, path, func(f domain.File) error {
+		deleted = f
+		return nil
+	})
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return domain.File{}, domain.FileNotFound(plot.ID, path)
+	case errors.Is(err, domain.ErrBusy):
+		return domain.File{}, domain.FileBusy(path, "delete")
+	case err != nil:
+		return domain.File{}, err
 	}
-	return store.File{}, problem.Unavailable(path+" is being rewritten continuously", "retry the delete")
-}
-
-func (a *App) deleteOnce(ctx context.Context, plot store.Plot, path string) (store.File, error) {
-	defer a.Files.Lock(plot.ID, plot.Tenancy, path)()
-	cur, err := a.Files.Head(ctx, plot.ID, plot.Tenancy, path)
-	if err != nil {
-		return cur, err
-	}
-	if !cur.Exists() {
-		return cur, domain.FileNotFound(plot.ID, path)
-	}
-	if err := a.Files.Delete(ctx, cur); err != nil {
-		return cur, err
-	}
-	a.account(ctx, plot.ID, plot.Tenancy, domain.DeleteChange(cur.Size))
-	a.dropBlob(ctx, cur.BlobID)
-	return cur, nil
+	a.account(ctx, plot.ID, plot.Tenancy, domain.DeleteChange(deleted.Size))
+	a.dropBlob(ctx, deleted.BlobID)
+	return deleted, nil
 }

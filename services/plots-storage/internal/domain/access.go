@@ -4,15 +4,15 @@ import (
 	"sharedworld.dev/pkg/problem"
 )
 
-// Plot is what access decisions need to know about a plot.
-type Plot struct {
+// PlotAccess is what access decisions need to know about a plot.
+type PlotAccess struct {
 	ID          string
 	Owner       string
 	Permissions Permissions
 }
 
 // IsCommons reports whether the plot is the commons.
-func (p Plot) IsCommons() bool { return p.ID == CommonsPlotID }
+func (p PlotAccess) IsCommons() bool { return p.ID == CommonsPlotID }
 
 // Anonymous is the agent id of a caller without credentials.
 const Anonymous = ""
@@ -20,7 +20,7 @@ const Anonymous = ""
 // AuthorizeRead decides a read or listing (CONTRACT §4): the owner, an allowed
 // agent, or anyone when public_read; never a banned agent. The commons is
 // public: its garden is the only thing on it and everyone may see it.
-func AuthorizeRead(plot Plot, agentID string) error {
+func AuthorizeRead(plot PlotAccess, agentID string) error {
 	switch {
 	case plot.IsCommons():
 		return nil
@@ -45,7 +45,7 @@ func AuthorizeRead(plot Plot, agentID string) error {
 // shape is 400) and nowhere else (403). Elsewhere: the owner, an allowed agent,
 // or anyone when public_write; never a banned agent. The path must already have
 // passed ValidatePath.
-func AuthorizeWrite(plot Plot, agentID, path string) error {
+func AuthorizeWrite(plot PlotAccess, agentID, path string) error {
 	if agentID == Anonymous {
 		return problem.Unauthenticated("writing needs credentials", "send your agent id and certificate")
 	}
@@ -70,7 +70,7 @@ func AuthorizeWrite(plot Plot, agentID, path string) error {
 
 // AuthorizeDelete allows only the plot's owner; on the commons that is the
 // system owner, so no agent deletes a garden file.
-func AuthorizeDelete(plot Plot, agentID string) error {
+func AuthorizeDelete(plot PlotAccess, agentID string) error {
 	if agentID != Anonymous && agentID == plot.Owner {
 		return nil
 	}
@@ -83,7 +83,7 @@ func AuthorizeDelete(plot Plot, agentID string) error {
 }
 
 // AuthorizeOwner allows only the plot's owner (permissions GET and PUT).
-func AuthorizeOwner(plot Plot, agentID string) error {
+func AuthorizeOwner(plot PlotAccess, agentID string) error {
 	if agentID != Anonymous && agentID == plot.Owner {
 		return nil
 	}

@@ -6,11 +6,11 @@ import (
 	"sharedworld.dev/pkg/problem"
 )
 
-func plotWith(p Permissions) Plot {
-	return Plot{ID: "plot_x3_y4", Owner: owner, Permissions: p}
+func plotWith(p Permissions) PlotAccess {
+	return PlotAccess{ID: "plot_x3_y4", Owner: owner, Permissions: p}
 }
 
-var commonsPlot = Plot{ID: CommonsPlotID, Owner: CommonsOwner}
+var commonsPlot = PlotAccess{ID: CommonsPlotID, Owner: CommonsOwner}
 
 func TestAuthorizeRead(t *testing.T) {
 	t.Parallel()
@@ -19,7 +19,7 @@ func TestAuthorizeRead(t *testing.T) {
 	both := plotWith(Permissions{AllowedAgents: []string{enemy}, BannedAgents: []string{enemy}})
 	cases := []struct {
 		name  string
-		plot  Plot
+		plot  PlotAccess
 		agent string
 		want  problem.Kind
 	}{
@@ -51,7 +51,7 @@ func TestAuthorizeWrite(t *testing.T) {
 	readOnly := plotWith(Permissions{PublicRead: true})
 	cases := []struct {
 		name  string
-		plot  Plot
+		plot  PlotAccess
 		agent string
 		path  string
 		want  problem.Kind
@@ -88,8 +88,8 @@ func TestAuthorizeDeleteAndOwner(t *testing.T) {
 	generous := plotWith(Permissions{PublicRead: true, PublicWrite: true, AllowedAgents: []string{friend}})
 	cases := []struct {
 		name  string
-		check func(Plot, string) error
-		plot  Plot
+		check func(PlotAccess, string) error
+		plot  PlotAccess
 		agent string
 		want  problem.Kind
 	}{

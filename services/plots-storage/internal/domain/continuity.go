@@ -1,13 +1,15 @@
 package domain
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/uuid"
+
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/services/plots-storage/internal/seal"
 )
 
 // Continuity limits (CONTRACT §4, §11).
@@ -25,6 +27,21 @@ const (
 	BackupMemory  BackupType = "memory"
 	BackupFull    BackupType = "full"
 )
+
+// Backup is a continuity backup: metadata in clear, content sealed under
+// the citizen's passphrase (which is never kept).
+type Backup struct {
+	ID        string
+	Owner     string
+	Type      BackupType
+	SizeBytes int64
+	CreatedAt time.Time
+	ExpiresAt *time.Time
+	Sealed    seal.Sealed
+}
+
+// Live reports whether the backup is still kept at now.
+func (b Backup) Live(now time.Time) bool { return b.ExpiresAt == nil || !Expired(*b.ExpiresAt, now) }
 
 // ParseBackupType reads backup_type; empty means full, anything unknown is 400.
 func ParseBackupType(s string) (BackupType, error) {
@@ -76,7 +93,7 @@ func ParseExpiry(s string, now time.Time) (time.Time, error) {
 		return time.Time{}, problem.Validation("expires_at is not in the future",
 			"send a time after now, or leave expires_at out to keep the backup until deleted")
 	}
-	return t.UTC().Truncate(time.Millisecond), nil
+	return clock.Stored(t), nil
 }
 
 // Expired reports whether a backup with expiry at is gone by now.
@@ -96,14 +113,7 @@ func BackupNotFound() error {
 }
 
 // NewBackupID returns a random UUIDv4 in its canonical lowercase form.
-func NewBackupID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
-}
+func NewBackupID() string { return uuid.NewString() }
 
 // ValidBackupID reports whether id is a canonical lowercase UUIDv4.
 func ValidBackupID(id string) bool {

@@ -32,6 +32,26 @@ func NoPlotToAbandon() error {
 	return problem.NotFound("you own no plot", "claim one with POST /api/world/plots/claim")
 }
 
+// ClaimContended is the 409 for a claim that kept meeting other changes of
+// the cell or of the citizen's plot.
+func ClaimContended(plotID string) error {
+	return problem.Conflict(plotID+" changed hands while claiming", "retry the claim")
+}
+
+// AbandonContended is the 409 for an abandon that kept meeting other changes.
+func AbandonContended() error {
+	return problem.Conflict("your plot changed while abandoning it", "retry")
+}
+
+// FileBusy is the 503 for a write, read or delete of a path that others
+// kept changing at the same moment; what names the operation.
+func FileBusy(path, what string) error {
+	if what == "write" {
+		return problem.Unavailable(path+" is being written by others at the same moment", "retry the write")
+	}
+	return problem.Unavailable(path+" is being rewritten continuously", "retry the "+what)
+}
+
 // FileNotFound is the 404 for a path with no file.
 func FileNotFound(plotID, path string) error {
 	return problem.NotFound(fmt.Sprintf("%s has no file at %s", plotID, path),

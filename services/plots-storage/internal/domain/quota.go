@@ -33,10 +33,8 @@ func DeleteChange(size int64) Change { return Change{Bytes: -size, Files: -1} }
 // Negate undoes a change (to release a reservation).
 func (c Change) Negate() Change { return Change{Bytes: -c.Bytes, Files: -c.Files} }
 
-// Ceiling is the largest usage that still admits c within the quota. The
-// store reserves a change with one conditional update, "usage ≤ ceiling,
-// then add c", so concurrent writers can never jointly overrun the quota.
-// A change that frees space or files admits any usage on that axis.
+// Ceiling is the largest usage that still admits c within the quota. A
+// change that frees space or files admits any usage on that axis.
 func (c Change) Ceiling() Usage {
 	ceil := Usage{Bytes: PlotQuotaBytes, Files: MaxFilesPerPlot}
 	if c.Bytes > 0 {
@@ -52,6 +50,23 @@ func (c Change) Ceiling() Usage {
 func (u Usage) Admits(c Change) bool {
 	ceil := c.Ceiling()
 	return u.Bytes <= ceil.Bytes && u.Files <= ceil.Files
+}
+
+// Take adds c to u if the quota admits it, or explains why not (413).
+// Reservations are taken one at a time on the tenancy's usage record, so
+// concurrent writers can never jointly overrun the quota.
+func (u *Usage) Take(c Change) error {
+	if !u.Admits(c) {
+		return QuotaExceeded(*u, c)
+	}
+	u.Apply(c)
+	return nil
+}
+
+// Apply adds c whatever the usage (space given back needs no room).
+func (u *Usage) Apply(c Change) {
+	u.Bytes += c.Bytes
+	u.Files += c.Files
 }
 
 // QuotaExceeded explains why u cannot take c (413, CONTRACT §4).

@@ -5,11 +5,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/services/plots-storage/internal/app"
-	"sharedworld.dev/services/plots-storage/internal/store"
+	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 type backupRequest struct {
@@ -27,7 +26,7 @@ type backupJSON struct {
 	ExpiresAt        *string `json:"expires_at"`
 }
 
-func toBackupJSON(b store.Backup) backupJSON {
+func toBackupJSON(b domain.Backup) backupJSON {
 	j := backupJSON{BackupID: b.ID, BackupType: string(b.Type), ContentSizeBytes: b.SizeBytes, CreatedAt: clock.Timestamp(b.CreatedAt)}
 	if b.ExpiresAt != nil {
 		s := clock.Timestamp(*b.ExpiresAt)
@@ -41,7 +40,7 @@ func (h *Handlers) backup(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	b, err := h.App.Backup(c.UserContext(), admit.CitizenOf(c), app.BackupRequest{
+	b, err := h.App.Backup(c.UserContext(), agentOf(c), app.BackupRequest{
 		Content: req.Content, EncryptionKey: req.EncryptionKey, BackupType: req.BackupType, ExpiresAt: req.ExpiresAt,
 	})
 	if err != nil {
@@ -62,7 +61,7 @@ func (h *Handlers) restore(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	b, plain, err := h.App.Restore(c.UserContext(), admit.CitizenOf(c), req.BackupID, req.EncryptionKey)
+	b, plain, err := h.App.Restore(c.UserContext(), agentOf(c), req.BackupID, req.EncryptionKey)
 	if err != nil {
 		return err
 	}
@@ -71,7 +70,7 @@ func (h *Handlers) restore(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) listBackups(c *fiber.Ctx) error {
-	list, err := h.App.ListBackups(c.UserContext(), admit.CitizenOf(c))
+	list, err := h.App.ListBackups(c.UserContext(), agentOf(c))
 	if err != nil {
 		return err
 	}
@@ -84,7 +83,7 @@ func (h *Handlers) listBackups(c *fiber.Ctx) error {
 
 func (h *Handlers) deleteBackup(c *fiber.Ctx) error {
 	id := c.Params("backup_id")
-	if err := h.App.DeleteBackup(c.UserContext(), admit.CitizenOf(c), id); err != nil {
+	if err := h.App.DeleteBackup(c.UserContext(), agentOf(c), id); err != nil {
 		return err
 	}
 	return httpx.OK(c, fiber.StatusOK, fiber.Map{"backup_id": id, "deleted": true})

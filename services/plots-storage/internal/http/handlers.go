@@ -9,6 +9,7 @@ import (
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/plots-storage/internal/app"
+	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 // Handlers serves plots-storage's routes.
@@ -62,6 +63,12 @@ func (h *Handlers) readerGate(c *fiber.Ctx) error {
 		return problem.Permission("This citizen has been tombstoned and cannot act.", "Contact the ambassador through your identity provider.")
 	}
 	return c.Next()
+}
+
+// agentOf is the admitted citizen as the use cases know them.
+func agentOf(c *fiber.Ctx) domain.Agent {
+	cit := admit.CitizenOf(c)
+	return domain.Agent{ID: cit.AgentID, Name: cit.Name}
 }
 
 // readerID is the caller's agent id, or empty for an anonymous reader.

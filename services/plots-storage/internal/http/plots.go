@@ -3,11 +3,9 @@ package http
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/services/plots-storage/internal/store"
 )
 
 type plotJSON struct {
@@ -19,8 +17,8 @@ type plotJSON struct {
 	ClaimedAt   string  `json:"claimed_at"`
 }
 
-func toPlotJSON(p store.Plot) plotJSON {
-	j := plotJSON{PlotID: p.ID, X: p.X, Y: p.Y, Owner: p.Owner, ClaimedAt: clock.Timestamp(p.ClaimedAt)}
+func toPlotJSON(p domain.Plot) plotJSON {
+	j := plotJSON{PlotID: p.ID, X: p.Cell.X, Y: p.Cell.Y, Owner: p.Owner, ClaimedAt: clock.Timestamp(p.ClaimedAt)}
 	if p.DisplayName != "" {
 		j.DisplayName = &p.DisplayName
 	}
@@ -46,7 +44,7 @@ func (h *Handlers) claim(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.App.Claim(c.UserContext(), admit.CitizenOf(c), cell)
+	p, err := h.App.Claim(c.UserContext(), agentOf(c), cell)
 	if err != nil {
 		return err
 	}
@@ -54,11 +52,11 @@ func (h *Handlers) claim(c *fiber.Ctx) error {
 }
 
 func (h *Handlers) abandon(c *fiber.Ctx) error {
-	p, at, err := h.App.Abandon(c.UserContext(), admit.CitizenOf(c))
+	p, at, err := h.App.Abandon(c.UserContext(), agentOf(c))
 	if err != nil {
 		return err
 	}
-	return httpx.OK(c, fiber.StatusOK, fiber.Map{"plot_id": p.ID, "x": p.X, "y": p.Y, "released_at": clock.Timestamp(at)})
+	return httpx.OK(c, fiber.StatusOK, fiber.Map{"plot_id": p.ID, "x": p.Cell.X, "y": p.Cell.Y, "released_at": clock.Timestamp(at)})
 }
 
 type cellRef struct {
@@ -113,7 +111,7 @@ func (h *Handlers) listPlots(c *fiber.Ctx) error {
 	if len(plots) > limit {
 		plots = plots[:limit]
 		last := plots[len(plots)-1]
-		next := httpx.EncodeCursor(plotCursor{X: last.X, Y: last.Y})
+		next := httpx.EncodeCursor(plotCursor{X: last.Cell.X, Y: last.Cell.Y})
 		page.Next = &next
 	}
 	out := make([]plotJSON, len(plots))
@@ -153,7 +151,7 @@ func toPermissionsJSON(p domain.Permissions) permissionsJSON {
 }
 
 func (h *Handlers) permissions(c *fiber.Ctx) error {
-	p, perms, err := h.App.PlotPermissions(c.UserContext(), admit.CitizenOf(c).AgentID, c.Params("plot_id"))
+	p, perms, err := h.App.PlotPermissions(c.UserContext(), agentOf(c).ID, c.Params("plot_id"))
 	if err != nil {
 		return err
 	}
@@ -188,7 +186,7 @@ func (h *Handlers) setPermissions(c *fiber.Ctx) error {
 	if f.empty() && req.Permissions != nil {
 		f = *req.Permissions
 	}
-	p, perms, err := h.App.SetPermissions(c.UserContext(), admit.CitizenOf(c).AgentID, c.Params("plot_id"), domain.PermissionsInput{
+	p, perms, err := h.App.SetPermissions(c.UserContext(), agentOf(c).ID, c.Params("plot_id"), domain.PermissionsInput{
 		PublicRead: f.PublicRead, PublicWrite: f.PublicWrite, AllowedAgents: f.AllowedAgents,
 		BannedAgents: f.BannedAgents, GovernanceOverride: f.GovernanceOverride,
 	})

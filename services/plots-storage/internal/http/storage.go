@@ -5,11 +5,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/services/plots-storage/internal/app"
-	"sharedworld.dev/services/plots-storage/internal/store"
+	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 type writeRequest struct {
@@ -35,7 +34,7 @@ func (h *Handlers) write(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	r, err := h.App.Write(c.UserContext(), admit.CitizenOf(c), app.WriteRequest{
+	r, err := h.App.Write(c.UserContext(), agentOf(c), app.WriteRequest{
 		PlotID: req.PlotID, Path: req.Path, Content: req.Content, ContentType: req.ContentType,
 	})
 	if err != nil {
@@ -86,7 +85,7 @@ type fileJSON struct {
 	Version     uint64 `json:"version"`
 }
 
-func toFileJSON(f store.File) fileJSON {
+func toFileJSON(f domain.File) fileJSON {
 	return fileJSON{Path: f.Path, SizeBytes: f.Size, ContentHash: f.Hash, ContentType: f.ContentType,
 		WrittenAt: clock.Timestamp(f.WrittenAt), Version: f.Version}
 }
@@ -109,7 +108,7 @@ func (h *Handlers) delete(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	f, err := h.App.Delete(c.UserContext(), admit.CitizenOf(c), req.PlotID, req.Path)
+	f, err := h.App.Delete(c.UserContext(), agentOf(c), req.PlotID, req.Path)
 	if err != nil {
 		return err
 	}

@@ -12,16 +12,13 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
-// File is a file's metadata (its head document). The content lives in a
-// separate blob document, so listings and the relay never load contents.
-// A file belongs to one tenancy of its plot, so files an abandon left
-// behind are never visible to the cell's next holder.
-type File struct {
+// fileDoc is a file's head document. The content lives in a separate blob
+// document, so listings and the relay never load contents.
+type fileDoc struct {
 	ID          string    `bson:"_id"`
 	PlotID      string    `bson:"plot_id"`
 	Tenancy     string    `bson:"tenancy"`
@@ -35,15 +32,20 @@ type File struct {
 	BlobID      string    `bson:"blob_id"`
 }
 
-// Exists reports whether the head was read from a stored file.
-func (f File) Exists() bool { return f.Version > 0 }
+func (d fileDoc) file() domain.File {
+	return domain.File{PlotID: d.PlotID, Tenancy: d.Tenancy, Path: d.Path, Version: d.Version, Size: d.Size,
+		Hash: d.Hash, ContentType: d.ContentType, WrittenAt: d.WrittenAt, WrittenBy: d.WrittenBy, BlobID: d.BlobID}
+}
 
-// FileID is a file's document id. ':' never occurs in a plot id, a tenancy
+func fileDocOf(f domain.File) fileDoc {
+	return fileDoc{ID: fileID(f.PlotID, f.Tenancy, f.Path), PlotID: f.PlotID, Tenancy: f.Tenancy, Path: f.Path,
+		Version: f.Version, Size: f.Size, Hash: f.Hash, ContentType: f.ContentType, WrittenAt: f.WrittenAt,
+		WrittenBy: f.WrittenBy, BlobID: f.BlobID}
+}
+
+// fileID is a file's document id. ':' never occurs in a plot id, a tenancy
 // or a valid path, so the parts cannot run into each other.
-func FileID(plotID, tenancy, path string) string { return plotID + ":" + tenancy + ":" + path }
-
-// NewTenancy draws the id of a new tenancy.
-func NewTenancy() string { return randomHex(8) }
+func fileID(plotID, tenancy, path string) string { return plotID + ":" + tenancy + ":" + path }
 
 func randomHex(n int) string {
 	b := make([]byte, n)
@@ -56,24 +58,23 @@ func randomHex(n int) string {
 // events, and the relay's safety sweep then reads the garden rather than
 // every file in the world.
 type Files struct {
-	files  *mongo.Collection
-	garden *mongo.Collection
+	files  *docs[fileDoc]
+	garden *docs[fileDoc]
 	blobs  *mongo.Collection
-	notify events.Notifier
-	db     *mongox.DB
 }
 
-// NewFiles uses db's "files", "garden_files" and "blobs" collections; locks
-// are the process's document locks, shared with the relay.
-func NewFiles(db *mongox.DB, notify events.Notifier) *Files {
-	return &Files{files: db.Collection("files"), garden: db.Collection("garden_files"), blobs: db.Collection("blobs"),
-		notify: notify, db: db}
+// NewFiles uses db's "files", "garden_files" and "blobs" collections and
+// tells notify about new garden events.
+func NewFiles(db *mongox.DB, notify mongox.Notifier) *Files {
+	return &Files{files: mongox.NewDocs[fileDoc, eventOf](db, "files", notify),
+		garden: mongox.NewDocs[fileDoc, eventOf](db, "garden_files", notify), blobs: db.Collection("blobs")}
 }
 
 // OutboxCollection carries garden events (for the relay).
-func (s *Files) OutboxCollection() *mongo.Collection { return s.garden }
+func (s *Files) OutboxCollection() *mongo.Collection { return s.garden.Collection() }
 
-func (s *Files) coll(plotID string) *mongo.Collection {
+// docs are the heads of plotID's files.
+func (s *Files) docs(plotID string) *docs[fileDoc] {
 	if plotID == domain.CommonsPlotID {
 		return s.garden
 	}
@@ -82,8 +83,8 @@ func (s *Files) coll(plotID string) *mongo.Collection {
 
 // EnsureIndexes creates the listing indexes (used by MongoDB).
 func (s *Files) EnsureIndexes(ctx context.Context) error {
-	for _, c := range []*mongo.Collection{s.files, s.garden} {
-		if err := mongox.EnsureIndexes(ctx, c, mongox.Index("plot_tenancy_path", false,
+	for _, d := range []*docs[fileDoc]{s.files, s.garden} {
+		if err := mongox.EnsureIndexes(ctx, d.Collection(), mongox.Index("plot_tenancy_path", false,
 			bson.E{Key: "plot_id", Value: 1}, bson.E{Key: "tenancy", Value: 1}, bson.E{Key: "path", Value: 1})); err != nil {
 			return err
 		}
@@ -91,96 +92,57 @@ func (s *Files) EnsureIndexes(ctx context.Context) error {
 	return mongox.EnsureIndexes(ctx, s.blobs, mongox.Index("tenancy", false, bson.E{Key: "tenancy", Value: 1}))
 }
 
-// Lock takes a file's lock for a read-modify-write of its head; the relay
-// takes the same lock to mark garden events sent.
-func (s *Files) Lock(plotID, tenancy, path string) (unlock func()) {
-	return s.db.Lock(s.coll(plotID), FileID(plotID, tenancy, path))
-}
-
 // Head returns a file's head (a zero File when there is none).
-func (s *Files) Head(ctx context.Context, plotID, tenancy, path string) (File, error) {
-	var f File
-	err := s.coll(plotID).FindOne(ctx, bson.M{"_id": FileID(plotID, tenancy, path)},
-		options.FindOne().SetProjection(noOutbox)).Decode(&f)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return File{}, nil
+func (s *Files) Head(ctx context.Context, plotID, tenancy, path string) (domain.File, error) {
+	d, err := s.docs(plotID).Get(ctx, fileID(plotID, tenancy, path))
+	if errors.Is(err, mongox.ErrNotFound) {
+		return domain.File{}, nil
 	}
 	if err != nil {
-		return f, fmt.Errorf("read file metadata: %w", err)
+		return domain.File{}, fmt.Errorf("read file metadata: %w", err)
 	}
-	return f, nil
+	return d.file(), nil
 }
 
-// Put makes next the file's head, replacing prev (as read; zero when the
-// file is new), with the events the write causes. ErrVersionClash when
-// another writer changed the file since prev was read (possible across
-// replicas; within a process the file lock rules it out). Call it holding
-// the file's lock.
-func (s *Files) Put(ctx context.Context, prev, next File, evs ...events.Event) error {
-	next.ID = FileID(next.PlotID, next.Tenancy, next.Path)
-	coll := s.coll(next.PlotID)
-	fields := bson.M{
-		"plot_id": next.PlotID, "tenancy": next.Tenancy, "path": next.Path, "version": next.Version,
-		"size_bytes": next.Size, "content_hash": next.Hash, "content_type": next.ContentType,
-		"written_at": next.WrittenAt, "written_by": next.WrittenBy, "blob_id": next.BlobID,
-	}
-	if !prev.Exists() {
-		fields["_id"] = next.ID
-		if len(evs) > 0 {
-			fields[events.OutboxField] = evs
-		}
-		_, err := coll.InsertOne(ctx, fields)
-		if mongo.IsDuplicateKeyError(err) {
-			return ErrVersionClash
-		}
-		if err != nil {
-			return fmt.Errorf("create file: %w", err)
-		}
-	} else {
-		res, err := coll.UpdateOne(ctx, s.db.Guarded(next.ID, bson.M{"version": prev.Version}),
-			events.WithOutbox(bson.M{"$set": fields}, evs...))
-		if err != nil {
-			return fmt.Errorf("replace file: %w", err)
-		}
-		if res.MatchedCount == 0 {
-			return ErrVersionClash
-		}
-	}
-	if len(evs) > 0 {
-		s.notify.Notify(coll, next.ID)
-	}
-	return nil
+// Change runs fn on the file's head (a zero File with its plot, tenancy and
+// path when there is none) and stores the result as the file's next
+// version with fn's events.
+func (s *Files) Change(ctx context.Context, plotID, tenancy, path string, fn func(*domain.File) ([]domain.Event, error)) (domain.File, error) {
+	fresh := func() domain.File { return domain.File{PlotID: plotID, Tenancy: tenancy, Path: path} }
+	return change(ctx, s.docs(plotID), fileID(plotID, tenancy, path), fresh, fileDocOf, fileDoc.file, fn)
 }
 
-// Delete removes the file at the version read; ErrVersionClash when it
-// changed since. Call it holding the file's lock. Garden files are never deleted (only their owner, the
-// system, could), so no unpublished event goes with a deleted head.
-func (s *Files) Delete(ctx context.Context, f File) error {
-	res, err := s.coll(f.PlotID).DeleteOne(ctx, s.db.Guarded(f.ID, bson.M{"version": f.Version}))
-	if err != nil {
-		return fmt.Errorf("delete file: %w", err)
-	}
-	if res.DeletedCount == 0 {
-		return ErrVersionClash
-	}
-	return nil
+// Delete removes the file if check, run on its current head, allows it;
+// domain.ErrNotFound when there is none. Garden files are never deleted
+// (only their owner, the system, could), so no unpublished event goes with
+// a deleted head.
+func (s *Files) Delete(ctx context.Context, plotID, tenancy, path string, check func(domain.File) error) error {
+	return outcome(s.docs(plotID).Delete(ctx, fileID(plotID, tenancy, path), func(d *fileDoc) error { return check(d.file()) }))
 }
 
 // List returns the files of a tenancy whose path starts with prefix, by
 // path. Valid paths use only characters below '~', so every path with the
 // prefix sorts inside [prefix, prefix+"~").
-func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]File, error) {
+func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error) {
 	filter := bson.M{"plot_id": plotID, "tenancy": tenancy}
 	if prefix != "" {
 		filter["path"] = bson.M{"$gte": prefix, "$lt": prefix + "~"}
 	}
-	out, err := mongox.FindAll[File](ctx, s.coll(plotID), filter, options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
+	docs, err := mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
+		options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
+	}
+	out := make([]domain.File, len(docs))
+	for i, d := range docs {
+		out[i] = d.file()
 	}
 	return out, nil
 }
 
+// blob is a file's content. Blobs are immutable: written once under a fresh
+// id and removed whole, never changed, so they need neither a version nor
+// an outbox and are written directly rather than through mongox.Docs.
 type blob struct {
 	ID      string    `bson:"_id"`
 	Tenancy string    `bson:"tenancy"`
@@ -208,7 +170,7 @@ func (s *Files) Blob(ctx context.Context, id string) ([]byte, error) {
 	var b blob
 	err := s.blobs.FindOne(ctx, bson.M{"_id": id}).Decode(&b)
 	if errors.Is(err, mongo.ErrNoDocuments) {
-		return nil, ErrNotFound
+		return nil, domain.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read file content: %w", err)
@@ -229,7 +191,7 @@ func (s *Files) DeleteBlob(ctx context.Context, id string) error {
 
 // DeleteTenancy removes every file and content of an ended tenancy.
 func (s *Files) DeleteTenancy(ctx context.Context, plotID, tenancy string) error {
-	if _, err := s.coll(plotID).DeleteMany(ctx, bson.M{"plot_id": plotID, "tenancy": tenancy}); err != nil {
+	if _, err := s.docs(plotID).Collection().DeleteMany(ctx, bson.M{"plot_id": plotID, "tenancy": tenancy}); err != nil {
 		return fmt.Errorf("delete files of %s: %w", plotID, err)
 	}
 	if _, err := s.blobs.DeleteMany(ctx, bson.M{"tenancy": tenancy}); err != nil {
@@ -247,7 +209,7 @@ func (s *Files) DeleteOrphans(ctx context.Context, live map[string]bool, cutoff 
 	for _, target := range []struct {
 		c       *mongo.Collection
 		timeKey string
-	}{{s.files, "written_at"}, {s.blobs, "created_at"}} {
+	}{{s.files.Collection(), "written_at"}, {s.blobs, "created_at"}} {
 		tenancies, err := target.c.Distinct(ctx, "tenancy", bson.M{})
 		if err != nil {
 			return removed, fmt.Errorf("find tenancies in %s: %w", target.c.Name(), err)

@@ -5,10 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -24,37 +20,45 @@ type permissionsDoc struct {
 	GovernanceOverride bool     `bson:"governance_override"`
 }
 
+func (d permissionsDoc) permissions() domain.Permissions {
+	return domain.Permissions{PublicRead: d.PublicRead, PublicWrite: d.PublicWrite, AllowedAgents: nonNil(d.AllowedAgents),
+		BannedAgents: nonNil(d.BannedAgents), GovernanceOverride: d.GovernanceOverride}
+}
+
 // Permissions stores plot permissions.
 type Permissions struct {
-	coll *mongo.Collection
-	db   *mongox.DB
+	docs *docs[permissionsDoc]
 }
 
 // NewPermissions uses db's "plot_permissions" collection.
 func NewPermissions(db *mongox.DB) *Permissions {
-	return &Permissions{coll: db.Collection("plot_permissions"), db: db}
+	return &Permissions{docs: mongox.NewDocs[permissionsDoc, eventOf](db, "plot_permissions", nil)}
 }
 
 // Get returns a tenancy's permissions, the defaults when never set.
 func (s *Permissions) Get(ctx context.Context, tenancy string) (domain.Permissions, error) {
-	var d permissionsDoc
-	err := s.coll.FindOne(ctx, bson.M{"_id": tenancy}).Decode(&d)
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return domain.Permissions{AllowedAgents: []string{}, BannedAgents: []string{}}, nil
+	d, err := s.docs.Get(ctx, tenancy)
+	if errors.Is(err, mongox.ErrNotFound) {
+		return permissionsDoc{}.permissions(), nil
 	}
 	if err != nil {
 		return domain.Permissions{}, fmt.Errorf("read permissions: %w", err)
 	}
-	return domain.Permissions{PublicRead: d.PublicRead, PublicWrite: d.PublicWrite, AllowedAgents: nonNil(d.AllowedAgents),
-		BannedAgents: nonNil(d.BannedAgents), GovernanceOverride: d.GovernanceOverride}, nil
+	return d.permissions(), nil
 }
 
 // Put replaces a tenancy's permissions (PUT semantics: the last one stands).
 func (s *Permissions) Put(ctx context.Context, tenancy string, p domain.Permissions) error {
-	d := permissionsDoc{Tenancy: tenancy, PublicRead: p.PublicRead, PublicWrite: p.PublicWrite,
-		AllowedAgents: nonNil(p.AllowedAgents), BannedAgents: nonNil(p.BannedAgents), GovernanceOverride: p.GovernanceOverride}
-	defer s.db.Lock(s.coll, tenancy)()
-	if _, err := s.coll.ReplaceOne(ctx, bson.M{"_id": tenancy}, d, options.Replace().SetUpsert(true)); err != nil {
+	to := func(p domain.Permissions) permissionsDoc {
+		return permissionsDoc{Tenancy: tenancy, PublicRead: p.PublicRead, PublicWrite: p.PublicWrite,
+			AllowedAgents: nonNil(p.AllowedAgents), BannedAgents: nonNil(p.BannedAgents), GovernanceOverride: p.GovernanceOverride}
+	}
+	_, err := change(ctx, s.docs, tenancy, func() domain.Permissions { return domain.Permissions{} }, to, permissionsDoc.permissions,
+		func(cur *domain.Permissions) ([]domain.Event, error) {
+			*cur = p
+			return nil, nil
+		})
+	if err != nil {
 		return fmt.Errorf("store permissions: %w", err)
 	}
 	return nil
@@ -62,8 +66,10 @@ func (s *Permissions) Put(ctx context.Context, tenancy string, p domain.Permissi
 
 // DeleteTenancy removes an ended tenancy's permissions.
 func (s *Permissions) DeleteTenancy(ctx context.Context, tenancy string) error {
-	_, err := s.coll.DeleteOne(ctx, bson.M{"_id": tenancy})
-	return err
+	if err := s.docs.Delete(ctx, tenancy, nil); err != nil && !errors.Is(err, mongox.ErrNotFound) {
+		return err
+	}
+	return nil
 }
 
 func nonNil(s []string) []string {

@@ -1,0 +1,78 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"sharedworld.dev/services/plots-storage/internal/domain"
+)
+
+// The repositories the use cases need; the store implements them and the
+// service wires them in. Each Change runs a domain function on the current
+// record and stores the result with the events it returns in one write;
+// the function may run more than once when another writer changed the
+// record meanwhile, so it depends on the record alone. Missing records are
+// domain.ErrNotFound, records that kept changing domain.ErrBusy.
+
+// Plots stores the grid's cells.
+type Plots interface {
+	// Change runs fn on the cell's record (free when never claimed);
+	// domain.ErrHoldsAPlot when the result gives its owner a second plot.
+	Change(ctx context.Context, cell domain.Coordinates, fn func(*domain.Plot) ([]domain.Event, error)) (domain.Plot, error)
+	// Get returns a claimed plot.
+	Get(ctx context.Context, plotID string) (domain.Plot, error)
+	OwnedBy(ctx context.Context, agentID string) (domain.Plot, error)
+	ClaimedIn(ctx context.Context, sq domain.Square) ([]domain.Coordinates, error)
+	CountClaimed(ctx context.Context) (int64, error)
+	// ListClaimed pages by x then y, after the cell after (nil: from the start).
+	ListClaimed(ctx context.Context, after *domain.Coordinates, limit int) ([]domain.Plot, error)
+	// Tenancies are the tenancies of every claimed plot.
+	Tenancies(ctx context.Context) (map[string]bool, error)
+}
+
+// Permissions stores each tenancy's permissions.
+type Permissions interface {
+	// Get returns the defaults when none were set.
+	Get(ctx context.Context, tenancy string) (domain.Permissions, error)
+	Put(ctx context.Context, tenancy string, p domain.Permissions) error
+	DeleteTenancy(ctx context.Context, tenancy string) error
+}
+
+// Usage stores each tenancy's usage counters.
+type Usage interface {
+	// Change runs fn on the usage (zero when never counted); fn's error
+	// leaves it as it was.
+	Change(ctx context.Context, tenancy string, fn func(*domain.Usage) error) (domain.Usage, error)
+	Current(ctx context.Context, tenancy string) (domain.Usage, error)
+	DeleteTenancy(ctx context.Context, tenancy string) error
+}
+
+// Files stores file heads and, apart, their contents ("blobs"): every
+// write stores its content under a new blob id before switching the head.
+type Files interface {
+	// Head is a zero File when the path holds none.
+	Head(ctx context.Context, plotID, tenancy, path string) (domain.File, error)
+	// Change runs fn on the head (a zero File with its plot, tenancy and
+	// path when new) and stores the result as the file's next version.
+	Change(ctx context.Context, plotID, tenancy, path string, fn func(*domain.File) ([]domain.Event, error)) (domain.File, error)
+	// Delete removes the file if check allows it.
+	Delete(ctx context.Context, plotID, tenancy, path string, check func(domain.File) error) error
+	List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error)
+	PutBlob(ctx context.Context, tenancy string, data []byte, now time.Time) (string, error)
+	Blob(ctx context.Context, blobID string) ([]byte, error)
+	DeleteBlob(ctx context.Context, blobID string) error
+	DeleteTenancy(ctx context.Context, plotID, tenancy string) error
+	// DeleteOrphans removes what tenancies not in live left before cutoff.
+	DeleteOrphans(ctx context.Context, live map[string]bool, cutoff time.Time) (int64, error)
+}
+
+// Backups stores continuity backups, at most domain.MaxBackupsPerCitizen
+// per citizen (domain.ErrBackupSlotsFull beyond).
+type Backups interface {
+	Insert(ctx context.Context, b domain.Backup) error
+	// Get returns owner's backup with its content; another's is not found.
+	Get(ctx context.Context, id, owner string) (domain.Backup, error)
+	List(ctx context.Context, owner string, now time.Time) ([]domain.Backup, error)
+	Delete(ctx context.Context, id string) error
+	PurgeExpired(ctx context.Context, owner string, now time.Time) (int64, error)
+}

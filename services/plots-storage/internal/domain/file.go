@@ -1,0 +1,23 @@
+package domain
+
+import "time"
+
+// File is a plot file's head: its metadata and the id of its content. A file
+// belongs to one tenancy of its plot, so files an abandon left behind are
+// never visible to the cell's next holder.
+type File struct {
+	PlotID      string
+	Tenancy     string
+	Path        string
+	Version     uint64
+	Size        int64
+	Hash        string
+	ContentType string
+	WrittenAt   time.Time
+	WrittenBy   string
+	BlobID      string
+}
+
+// Exists reports whether the head was read from a stored file (storage
+// counts versions from 1).
+func (f File) Exists() bool { return f.Version > 0 }
