@@ -6,9 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -94,46 +92,6 @@ func NewID(prefix string) string {
 
 // IsDuplicate reports a unique-index violation.
 func IsDuplicate(err error) bool { return mongo.IsDuplicateKeyError(err) }
-
-// IsDuplicateID reports a duplicate _id (as opposed to another unique
-// index) when the server names the index; FerretDB does not, so callers that
-// must know ask the collection (see InsertWithID).
-func IsDuplicateID(err error) bool {
-	if !mongo.IsDuplicateKeyError(err) {
-		return false
-	}
-	var we mongo.WriteException
-	if errors.As(err, &we) {
-		for _, e := range we.WriteErrors {
-			if strings.Contains(e.Message, "_id_") || strings.Contains(e.Message, "_id:") {
-				return true
-			}
-		}
-		return false
-	}
-	return strings.Contains(err.Error(), "_id")
-}
-
-// InsertWithID inserts the document build(id) with a fresh prefixed id,
-// drawing a new id when the random one collides. Other unique-index
-// violations are returned to the caller.
-func InsertWithID(ctx context.Context, coll *mongo.Collection, prefix string, build func(id string) any) (string, error) {
-	for attempt := 0; attempt < 8; attempt++ {
-		id := NewID(prefix)
-		_, err := coll.InsertOne(ctx, build(id))
-		if err == nil {
-			return id, nil
-		}
-		if !mongo.IsDuplicateKeyError(err) {
-			return "", err
-		}
-		// A duplicate key: the random id collided only if a document has it.
-		if !IsDuplicateID(err) && coll.FindOne(ctx, bson.M{"_id": id}).Err() != nil {
-			return "", err
-		}
-	}
-	return "", fmt.Errorf("insert into %s: no free %s id after 8 attempts", coll.Name(), prefix)
-}
 
 // FindAll runs a find and decodes every result into a slice, empty (never
 // nil, so it encodes as []) when nothing matches.

@@ -2,7 +2,6 @@ package mongox_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -31,39 +30,8 @@ func TestEnsureIndexesTwiceKeepsWorking(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := coll.InsertOne(ctx, bson.M{"owner": "x"})
-	if !mongox.IsDuplicate(err) || mongox.IsDuplicateID(err) {
+	if !mongox.IsDuplicate(err) {
 		t.Fatalf("the unique index must refuse a second owner (not as an _id clash): %v", err)
-	}
-}
-
-func TestInsertWithIDGivesPrefixedUniqueIDs(t *testing.T) {
-	kit := testkit.New(t)
-	ctx := kit.Ctx()
-	coll := kit.DB.Collection("ids")
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	var wg sync.WaitGroup
-	for range 40 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			id, err := mongox.InsertWithID(ctx, coll, "tkt", func(id string) any { return bson.M{"_id": id} })
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if len(id) != len("tkt_")+8 || id[:4] != "tkt_" || seen[id] {
-				t.Errorf("bad or repeated id %q", id)
-			}
-			seen[id] = true
-		}()
-	}
-	wg.Wait()
-	n, _ := coll.CountDocuments(ctx, bson.M{})
-	if n != 40 {
-		t.Fatalf("want 40 documents, got %d", n)
 	}
 }
 
