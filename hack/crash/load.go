@@ -41,16 +41,20 @@ type Load struct {
 	mu sync.Mutex
 	// Acked holds, per kind, the ids the world acknowledged (ticket ids,
 	// garden paths, agent ids); Unknown counts writes whose answer was lost
-	// in a crash (stored or not); Rejected counts other answers by status.
-	Acked    map[string]map[string]bool
-	Unknown  map[string]int
-	Rejected map[string]map[int]int
+	// in a crash (stored or not); Rejected counts other answers by status;
+	// Conflicts are agents whose repeated registration was answered 409.
+	Acked     map[string]map[string]bool
+	Unknown   map[string]int
+	Rejected  map[string]map[int]int
+	Conflicts map[string]bool
 }
 
 type citizen struct {
 	name    string
 	headers map[string]string
 	step    int // next step of steps()
+	// registerSent: a registration went out and no answer came back yet.
+	registerSent bool
 }
 
 // NewLoad prepares a plan; nothing is sent before Round.
@@ -60,7 +64,7 @@ func NewLoad(p Plan) *Load {
 	}
 	l := &Load{plan: p, http: &http.Client{Timeout: 10 * time.Second},
 		Acked:   map[string]map[string]bool{KindCitizen: {}, KindTicket: {}, KindGarden: {}},
-		Unknown: map[string]int{}, Rejected: map[string]map[int]int{}}
+		Unknown: map[string]int{}, Rejected: map[string]map[int]int{}, Conflicts: map[string]bool{}}
 	for i := range max(p.Tickets, p.Gardens) {
 		if i < p.Tickets {
 			l.schedule = append(l.schedule, KindTicket)
@@ -182,6 +186,9 @@ func (l *Load) take(ctx context.Context, base string, c *citizen) (kind string, 
 
 // register gets c a development certificate (once) and makes it a citizen.
 func (l *Load) register(ctx context.Context, base string, c *citizen) bool {
+	if c.headers != nil && c.registerSent {
+		l.note(func() { l.Unknown[KindCitizen]++ }) // the last attempt died with its world
+	}
 	if c.headers == nil {
 		status, body, err := l.post(ctx, base+"/dev/idp/register", nil, map[string]any{"agent_name": c.name})
 		if err != nil {
@@ -196,13 +203,21 @@ func (l *Load) register(ctx context.Context, base string, c *citizen) bool {
 		id, _ := body["agent_id"].(string)
 		c.headers = map[string]string{"X-Agent-Id": id, "X-Agent-Certificate": string(cert)}
 	}
+	c.registerSent = true
 	status, _, err := l.post(ctx, base+"/api/world/register", c.headers, map[string]any{"name": c.name})
 	if err != nil {
 		return false
 	}
+	c.registerSent = false
+	id := c.headers["X-Agent-Id"]
 	switch status {
-	case http.StatusCreated, http.StatusConflict: // 409: kept from before the crash
-		l.note(func() { l.Acked[KindCitizen][c.headers["X-Agent-Id"]] = true })
+	case http.StatusCreated:
+		l.note(func() { l.Acked[KindCitizen][id] = true })
+		c.step = 1
+	case http.StatusConflict:
+		// The registration sent before the crash was kept, at least in
+		// part: not an acknowledgement, but the world says it is done.
+		l.note(func() { l.Conflicts[id] = true })
 		c.step = 1
 	default:
 		l.reject(KindCitizen, status)
@@ -258,7 +273,7 @@ func do(client *http.Client, req *http.Request) (int, map[string]any, error) {
 // need a citizen use them).
 func (l *Load) Headers() map[string]string {
 	for _, c := range l.citizens {
-		if c.headers != nil && l.Acked[KindCitizen][c.headers["X-Agent-Id"]] {
+		if id := c.headers["X-Agent-Id"]; l.Acked[KindCitizen][id] || l.Conflicts[id] {
 			return c.headers
 		}
 	}
