@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared lint vet fmt bench build generate
+.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -38,5 +38,11 @@ build:
 ## bench: the benchmarks (numbers quoted in the docs come from here)
 bench:
 	go test -run '^$$' -bench . -benchtime 3s $(PACKAGES)
+
+## fault: the crash test at scale: thousands of writes over HTTP while the
+## runner is killed with SIGKILL several times; prints acknowledged, stored
+## and projected counts per kind (flags: go run ./hack/cmd/crashtest -help)
+fault:
+	go run ./hack/cmd/crashtest $(FAULT_FLAGS)
 
 include proto/Makefile.generate

@@ -12,7 +12,9 @@ import (
 )
 
 // startBackend starts what cfg does not point at: the embedded FerretDB
-// (data under DataDir) and the embedded Kafka broker. On the embedded
+// and the embedded Kafka broker, each with its files under DataDir, so that
+// a kill of the process loses neither a stored write nor an event the
+// broker took and a consumer had not applied yet. On the embedded
 // database this process is the only writer (mongox.Exclusive); a MongoDB
 // given by URI may have other writers (mongox.Shared). It returns cfg with
 // the addresses filled in.
@@ -45,7 +47,7 @@ func startBackend(ctx context.Context, cfg Config, log *slog.Logger) (b *platfor
 		return nil, cfg, err
 	}
 	if len(cfg.KafkaBrokers) == 0 {
-		if kafka, err = embedded.StartKafka(0, catalog.AllTopics()...); err != nil {
+		if kafka, err = embedded.StartDurableKafka(filepath.Join(cfg.DataDir, "kafka"), 0, catalog.AllTopics()...); err != nil {
 			_ = client.Disconnect(context.Background())
 			return nil, cfg, err
 		}

@@ -64,6 +64,7 @@ func (w *World) Wait(ctx context.Context) error { return w.host.Wait(ctx) }
 
 // Stop shuts down without losing anything: no new requests, in-flight ones
 // finish, every outbox is published and every consumer has applied what was
-// published (the embedded broker keeps nothing across restarts), then the
-// background work, the broker and the database stop.
+// published, then the background work, the broker and the database stop.
+// A kill loses nothing either: the broker's log is on disk beside the
+// database, and consumers resume from their committed offsets.
 func (w *World) Stop(timeout time.Duration) error { return w.host.Stop(timeout) }

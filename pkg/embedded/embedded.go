@@ -6,6 +6,7 @@ package embedded
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -87,8 +89,39 @@ type Kafka struct {
 
 // StartKafka starts a single-broker kfake cluster on a loopback port with the
 // given topics created and auto-creation allowed. port 0 picks a free port.
+// It keeps everything in memory: tests, which need nothing after they end.
 func StartKafka(port int, topics ...string) (*Kafka, error) {
-	opts := []kfake.Opt{kfake.Ports(port), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}
+	return startKafka(port, topics, nil)
+}
+
+// StartDurableKafka is StartKafka with the log, the topics and the consumer
+// groups' committed offsets kept in files under dir, and reloaded from there
+// at the next start: what the outbox relay handed to the broker and a
+// consumer had not yet applied when the process was killed is still there
+// after the restart, and each consumer group resumes at its last commit
+// (what it applied after that commit comes again and its ledger drops it).
+// Every produced batch is written to its file before the broker answers;
+// without an fsync per batch, a kill of the process loses nothing (the
+// kernel holds the write) and only a power loss may.
+func StartDurableKafka(dir string, port int, topics ...string) (*Kafka, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the broker's data directory: %w", err)
+	}
+	k, err := startKafka(port, topics, []kfake.Opt{kfake.DataDir(dir)})
+	if err != nil {
+		return nil, err
+	}
+	// Topics are seeded only into a new directory: create those a newer
+	// catalog added since the directory was made.
+	if err := k.ensureTopics(topics); err != nil {
+		k.Stop()
+		return nil, err
+	}
+	return k, nil
+}
+
+func startKafka(port int, topics []string, extra []kfake.Opt) (*Kafka, error) {
+	opts := append([]kfake.Opt{kfake.Ports(port), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}, extra...)
 	if len(topics) > 0 {
 		opts = append(opts, kfake.SeedTopics(1, topics...))
 	}
@@ -99,5 +132,28 @@ func StartKafka(port int, topics ...string) (*Kafka, error) {
 	return &Kafka{Cluster: c, Brokers: c.ListenAddrs()}, nil
 }
 
-// Stop closes the cluster.
+func (k *Kafka) ensureTopics(topics []string) error {
+	if len(topics) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := &kafka.Client{Addr: kafka.TCP(k.Brokers...)}
+	req := &kafka.CreateTopicsRequest{}
+	for _, t := range topics {
+		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: t, NumPartitions: 1, ReplicationFactor: 1})
+	}
+	resp, err := client.CreateTopics(ctx, req)
+	if err != nil {
+		return fmt.Errorf("create the embedded broker's topics: %w", err)
+	}
+	for t, err := range resp.Errors {
+		if err != nil && !errors.Is(err, kafka.TopicAlreadyExists) {
+			return fmt.Errorf("create topic %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// Stop closes the cluster (a durable one writes its state out first).
 func (k *Kafka) Stop() { k.Cluster.Close() }

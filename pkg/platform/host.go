@@ -29,11 +29,13 @@ type Options struct {
 	// Clock is every service's clock (default the system clock).
 	Clock  clock.Clock
 	Logger *slog.Logger
-	// Local says the host is the whole world in one process on a broker
-	// that keeps nothing across restarts (the local runner): it serves no
-	// /internal routes, since no other process calls them, and it lets the
-	// event pipeline come to rest before it stops, so that every projection
-	// has applied every acknowledged write.
+	// Local says the host is the whole world in one process (the local
+	// runner): it serves no /internal routes, since no other process calls
+	// them, and it lets the event pipeline come to rest before it stops, so
+	// that a graceful stop leaves every projection up to date. Nothing
+	// depends on that for correctness: the embedded broker keeps its log
+	// and consumer offsets on disk (embedded.StartDurableKafka), so after a
+	// kill the rest is delivered at the next start.
 	Local bool
 }
 

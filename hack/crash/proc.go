@@ -1,0 +1,116 @@
+// Package crash drives the local runner as a user would, over HTTP, while
+// killing it with SIGKILL and restarting it on the same data directory, and
+// then checks that every acknowledged write is stored and has reached every
+// projection exactly once. The runner test and `make fault` use it.
+package crash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Build compiles the runner into dir and returns the binary's path. It runs
+// `go build` on the package path, so it works from anywhere in the workspace.
+func Build(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "world")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "sharedworld.dev/hack/cmd/world")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the runner: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// Runner is the runner binary on one data directory; each Start is a new
+// process on that directory.
+type Runner struct {
+	Bin, DataDir, Token string
+	// Log receives the child's output (nil: discarded).
+	Log *os.File
+
+	cmd  *exec.Cmd
+	done chan struct{}
+	// URL is the base URL of the running process.
+	URL string
+}
+
+// Start runs the runner on a free loopback port and returns once it is ready.
+func (r *Runner) Start(ctx context.Context) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.Command(r.Bin)
+	cmd.Env = append(os.Environ(), "WORLD_ADDR="+addr, "WORLD_DATA_DIR="+r.DataDir,
+		"WORLD_AMBASSADOR_TOKEN="+r.Token, "WORLD_LOG_LEVEL=warn")
+	if r.Log != nil {
+		cmd.Stdout, cmd.Stderr = r.Log, r.Log
+	}
+	// Its own process group, so that a kill reaches everything it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the runner: %w", err)
+	}
+	r.cmd, r.done, r.URL = cmd, make(chan struct{}), "http://"+addr
+	go func() { _ = cmd.Wait(); close(r.done) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-r.done:
+			return errors.New("the runner exited while starting")
+		default:
+		}
+		if resp, err := http.Get(r.URL + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			r.Kill()
+			return errors.New("the runner did not become ready within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Kill sends SIGKILL to the runner's process group and waits for it to die.
+func (r *Runner) Kill() {
+	if r.cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+	<-r.done
+	r.cmd = nil
+}
+
+// Stop ends the runner gracefully (SIGTERM) and waits for it.
+func (r *Runner) Stop() {
+	if r.cmd == nil {
+		return
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.done:
+	case <-time.After(40 * time.Second):
+		r.Kill()
+	}
+	r.cmd = nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
