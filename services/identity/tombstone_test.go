@@ -20,8 +20,8 @@ import (
 // own database and the same Kafka, asking identity in process for agents
 // (read-your-writes) as a host of all of them does.
 type town struct {
-	kit                    *testkit.Kit
-	identity               *identity.Service
+	kit                   *testkit.Kit
+	identity              *identity.Service
 	ident, tickets, plots *fiber.App
 }
 
