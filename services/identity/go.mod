@@ -2,11 +2,7 @@ module sharedworld.dev/services/identity
 
 go 1.26.0
 
-require (
-	sharedworld.dev/pkg v0.0.0
-	sharedworld.dev/services/plots-storage v0.0.0
-	sharedworld.dev/services/tickets v0.0.0
-)
+require sharedworld.dev/pkg v0.0.0
 
 require (
 	github.com/gofiber/fiber/v2 v2.52.15
@@ -98,6 +94,4 @@ require (
 replace (
 	sharedworld.dev/pkg => ../../pkg
 	sharedworld.dev/proto => ../../proto
-	sharedworld.dev/services/plots-storage => ../plots-storage
-	sharedworld.dev/services/tickets => ../tickets
 )
