@@ -2,7 +2,9 @@
 // service. Each service keeps a projection of citizen.* events in its own
 // database; an agent it has not seen yet is looked up synchronously at
 // identity and cached, so a citizen who just registered can act everywhere
-// at once (read-your-writes across services).
+// at once (read-your-writes across services). A living answer is asked
+// about again after Recheck, so a tombstone stops the citizen everywhere
+// within a second even when its event is late.
 package citizens
 
 import (
