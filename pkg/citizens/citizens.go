@@ -2,13 +2,16 @@
 // service. Each service keeps a projection of citizen.* events in its own
 // database; an agent it has not seen yet is looked up synchronously at
 // identity and cached, so a citizen who just registered can act everywhere
-// at once (read-your-writes across services).
+// at once (read-your-writes across services). A living answer is asked
+// about again after Recheck, so a tombstone stops the citizen everywhere
+// within a second even when its event is late.
 package citizens
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -36,41 +39,90 @@ type Source interface {
 	Lookup(ctx context.Context, agentID string) (c Citizen, found bool, err error)
 }
 
+// Recheck is how long a "living" answer from the fallback is trusted. The
+// projection learns of a tombstone from citizen.tombstoned, which may lag
+// (a busy pipeline, a restart), so a living citizen is asked about again
+// at identity once this has passed: a tombstoned citizen is refused within
+// Recheck plus one lookup of the tombstone, whichever path learns first.
+// A tombstone in the projection is final and needs no asking.
+const Recheck = 500 * time.Millisecond
+
 // Directory is a service's local view of citizens with a synchronous fallback.
 type Directory struct {
 	db       *mongox.DB
 	coll     *mongo.Collection
 	fallback Source
+
+	mu sync.Mutex
+	// confirmed is when the fallback last said living, by agent (on the
+	// monotonic clock: the development clock may jump): one entry per
+	// citizen who acted here, as the projection has one document each.
+	confirmed map[string]time.Time
 }
 
 // NewDirectory keeps the projection in db's "citizens" collection. The
 // consumer and the fallback cache may write one citizen at once, so each
 // write holds the document's lock in db.
 func NewDirectory(db *mongox.DB, fallback Source) *Directory {
-	return &Directory{db: db, coll: db.Collection("citizens"), fallback: fallback}
+	return &Directory{db: db, coll: db.Collection("citizens"), fallback: fallback, confirmed: map[string]time.Time{}}
 }
 
-// Lookup answers from the projection, else from the fallback (caching a hit).
+// Lookup answers from the projection when it holds a tombstone or a living
+// answer the fallback gave less than Recheck ago; otherwise it asks the
+// fallback and stores what it says (version-guarded, like the events).
 func (d *Directory) Lookup(ctx context.Context, agentID string) (Citizen, bool, error) {
-	var c Citizen
-	err := d.coll.FindOne(ctx, bson.M{"_id": agentID}).Decode(&c)
-	if err == nil {
-		return c, true, nil
+	held, found, err := d.local(ctx, agentID)
+	if err != nil || d.fallback == nil || (found && (held.Tombstoned || d.fresh(agentID))) {
+		return held, found, err
 	}
-	if !errors.Is(err, mongo.ErrNoDocuments) {
-		return c, false, fmt.Errorf("look up citizen %s: %w", agentID, err)
+	c, known, err := d.fallback.Lookup(ctx, agentID)
+	if err != nil {
+		if found {
+			// Identity cannot be asked, so it cannot tombstone anyone
+			// either: the projection's answer stands until it can.
+			return held, true, nil
+		}
+		return c, false, err
 	}
-	if d.fallback == nil {
-		return c, false, nil
-	}
-	c, found, err := d.fallback.Lookup(ctx, agentID)
-	if err != nil || !found {
-		return c, found, err
+	if !known {
+		return held, found, nil
 	}
 	if err := d.upsert(ctx, c); err != nil {
 		return c, true, err
 	}
+	if found && held.Version > c.Version {
+		c = held // the projection is ahead of the replica that answered
+	}
+	if !c.Tombstoned {
+		d.confirm(agentID)
+	}
 	return c, true, nil
+}
+
+func (d *Directory) local(ctx context.Context, agentID string) (Citizen, bool, error) {
+	var c Citizen
+	err := d.coll.FindOne(ctx, bson.M{"_id": agentID}).Decode(&c)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, fmt.Errorf("look up citizen %s: %w", agentID, err)
+	}
+	return c, true, nil
+}
+
+// fresh reports whether the fallback said living less than Recheck ago.
+func (d *Directory) fresh(agentID string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	at, ok := d.confirmed[agentID]
+	return ok && time.Since(at) < Recheck
+}
+
+func (d *Directory) confirm(agentID string) {
+	d.mu.Lock()
+	d.confirmed[agentID] = time.Now()
+	d.mu.Unlock()
 }
 
 // upsert stores c unless a newer version is already there.

@@ -2,6 +2,7 @@ package citizens_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -64,5 +65,52 @@ func TestDirectoryFallsBackAndCaches(t *testing.T) {
 	}
 	if _, found, _ := dir.Lookup(ctx, "emb_000000000000000000000000"); found {
 		t.Fatal("an unknown agent must not be found")
+	}
+}
+
+// A living answer is not trusted for long: once identity says tombstoned,
+// the directory says so within a second, even if no event ever comes.
+func TestDirectoryAsksAgainAboutALivingCitizen(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	id := "emb_aaaaaaaaaaaaaaaaaaaaaaaa"
+	src := fixed{id: {AgentID: id, Name: "Ada", Number: 1, Version: 1}}
+	dir := citizens.NewDirectory(kit.DB, src)
+	if c, found, err := dir.Lookup(ctx, id); err != nil || !found || c.Tombstoned {
+		t.Fatalf("first lookup: %+v %v %v", c, found, err)
+	}
+	src[id] = citizens.Citizen{AgentID: id, Name: "Ada", Number: 1, Tombstoned: true, Version: 2}
+	testkit.Eventually(t, time.Second, "the tombstone through the lookup", func() bool {
+		c, found, err := dir.Lookup(ctx, id)
+		return err == nil && found && c.Tombstoned
+	})
+	delete(src, id) // stored: a tombstone is final and asks no more
+	if c, found, _ := dir.Lookup(ctx, id); !found || !c.Tombstoned || c.Version != 2 {
+		t.Fatalf("the tombstone must be kept: %+v %v", c, found)
+	}
+}
+
+type down struct{}
+
+func (down) Lookup(context.Context, string) (citizens.Citizen, bool, error) {
+	return citizens.Citizen{}, false, errors.New("identity is unreachable")
+}
+
+// When identity cannot be asked, the projection answers for the citizens it
+// holds (nobody can be tombstoned meanwhile) and an unknown agent is an error.
+func TestDirectoryAnswersFromTheProjectionWhileIdentityIsDown(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	id := "emb_bbbbbbbbbbbbbbbbbbbbbbbb"
+	dir := citizens.NewDirectory(kit.DB, down{})
+	reg := events.MustNew("/services/identity", id, &identityv1.CitizenRegistered{AgentId: id, Name: "Bo", CitizenNumber: 2, RegisteredAt: timestamppb.Now(), Version: 1}, time.Now())
+	if err := dir.Apply(ctx, reg); err != nil {
+		t.Fatal(err)
+	}
+	if c, found, err := dir.Lookup(ctx, id); err != nil || !found || c.Name != "Bo" {
+		t.Fatalf("known citizen while identity is down: %+v %v %v", c, found, err)
+	}
+	if _, _, err := dir.Lookup(ctx, "emb_cccccccccccccccccccccccc"); err == nil {
+		t.Fatal("an agent the projection does not hold needs identity: want the error")
 	}
 }

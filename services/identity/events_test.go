@@ -52,6 +52,15 @@ func TestCitizenEventsReachKafka(t *testing.T) {
 	if upd.(*identityv1.CitizenUpdated).GetName() != "Eva" || upd.(*identityv1.CitizenUpdated).GetVersion() != 2 {
 		t.Fatalf("citizen.updated payload: %v", upd)
 	}
+	tomb, _ := got[2].Decode()
+	if tomb.(*identityv1.CitizenTombstoned).GetVersion() != 3 {
+		t.Fatalf("citizen.tombstoned payload: %v", tomb)
+	}
+	// The lookup other services cache from answers on the events' scale: a
+	// cached answer at a higher version would outrank the tombstone event.
+	if c, found, err := w.svc.Citizens().Lookup(w.kit.Ctx(), a.ID); err != nil || !found || !c.Tombstoned || c.Version != 3 {
+		t.Fatalf("lookup after the tombstone: %+v %v %v, want tombstoned at version 3", c, found, err)
+	}
 }
 
 func TestInternalLookupAndPresence(t *testing.T) {

@@ -70,10 +70,26 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
 	s.consumer = events.NewConsumer(events.ConsumerOptions{
 		Service: Name, Group: Name, Topics: messages.Consumed, Brokers: deps.Brokers,
-		Ledger: events.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,
+		Ledger: events.NewLedger(deps.DB), Handler: s.onCitizen(dir), Logger: deps.Logger,
 	})
 	s.handlers = &plotshttp.Handlers{App: s.app, Auth: deps.Auth, Citizens: dir}
 	return s, nil
+}
+
+// onCitizen keeps the citizens projection and releases the plot of a
+// citizen who was tombstoned. The release runs on every delivery, whatever
+// the projection already knew (a lookup may have learnt of the tombstone
+// first), and finds nothing to do on a redelivery.
+func (s *Service) onCitizen(dir *citizens.Directory) events.Handler {
+	return func(ctx context.Context, e events.Event) error {
+		if err := dir.Apply(ctx, e); err != nil {
+			return err
+		}
+		if agentID, ok := messages.Tombstoned(e); ok {
+			return s.app.ReleaseTombstoned(ctx, agentID)
+		}
+		return nil
+	}
 }
 
 // Name is "plots-storage".

@@ -8,6 +8,8 @@ require (
 	google.golang.org/protobuf v1.36.12
 	sharedworld.dev/pkg v0.0.0
 	sharedworld.dev/proto v0.0.0
+	sharedworld.dev/services/identity v0.0.0
+	sharedworld.dev/services/plots-storage v0.0.0
 )
 
 require (
@@ -72,12 +74,12 @@ require (
 	go.opentelemetry.io/otel/sdk v1.28.0 // indirect
 	go.opentelemetry.io/otel/trace v1.28.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.3.1 // indirect
-	golang.org/x/crypto v0.57.0 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
-	golang.org/x/net v0.59.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20240701130421-f6361c86f094 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20240701130421-f6361c86f094 // indirect
 	google.golang.org/grpc v1.65.0 // indirect
@@ -93,4 +95,6 @@ require (
 replace (
 	sharedworld.dev/pkg => ../../pkg
 	sharedworld.dev/proto => ../../proto
+	sharedworld.dev/services/identity => ../identity
+	sharedworld.dev/services/plots-storage => ../plots-storage
 )

@@ -51,18 +51,39 @@ var errLetGo = errors.New("the plot is no longer the citizen's")
 // Abandon releases the citizen's plot and deletes its files. It answers
 // the plot as it was held and the time of the release.
 func (a *App) Abandon(ctx context.Context, who domain.Agent) (domain.Plot, time.Time, error) {
+	held, at, err := a.freePlot(ctx, who.ID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return held, at, domain.NoPlotToAbandon()
+	}
+	return held, at, err
+}
+
+// ReleaseTombstoned releases the plot of a citizen who was tombstoned, as
+// an abandon would (plot.released, files deleted). A citizen who holds no
+// plot, or no longer does, needs nothing: a repeated tombstone changes
+// nothing.
+func (a *App) ReleaseTombstoned(ctx context.Context, agentID string) error {
+	held, _, err := a.freePlot(ctx, agentID)
+	if errors.Is(err, domain.ErrNotFound) {
+		return nil
+	}
+	if err == nil {
+		a.Log.Info("released the plot of a tombstoned citizen", slog.String("plot_id", held.ID), slog.String("agent_id", agentID))
+	}
+	return err
+}
+
+// freePlot frees the plot agentID holds; domain.ErrNotFound when it holds none.
+func (a *App) freePlot(ctx context.Context, agentID string) (domain.Plot, time.Time, error) {
 	now := a.Clock.Now()
 	for range claimAttempts {
-		owned, err := a.Plots.OwnedBy(ctx, who.ID)
-		if errors.Is(err, domain.ErrNotFound) {
-			return owned, time.Time{}, domain.NoPlotToAbandon()
-		}
+		owned, err := a.Plots.OwnedBy(ctx, agentID)
 		if err != nil {
-			return owned, time.Time{}, err
+			return domain.Plot{}, time.Time{}, err
 		}
 		var held domain.Plot
 		_, err = a.Plots.Change(ctx, owned.Cell, func(p *domain.Plot) ([]domain.Event, error) {
-			if !p.HeldBy(who.ID) {
+			if !p.HeldBy(agentID) {
 				return nil, errLetGo // abandoned meanwhile: look again
 			}
 			held = *p

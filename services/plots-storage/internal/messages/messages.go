@@ -10,6 +10,7 @@ import (
 
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
+	identityv1 "sharedworld.dev/proto/identity/v1"
 	plotsv1 "sharedworld.dev/proto/plots/v1"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -18,8 +19,19 @@ import (
 const Source = "/services/plots-storage"
 
 // Consumed lists the topics the service reads: citizen.* keeps its citizens
-// projection current.
+// projection current, and citizen.tombstoned releases the citizen's plot.
 var Consumed = citizens.Topics
+
+// Tombstoned is the agent id of a citizen.tombstoned event; ok is false
+// for every other event.
+func Tombstoned(e events.Event) (agentID string, ok bool) {
+	m, err := e.Decode()
+	if err != nil {
+		return "", false // the citizens projection reports undecodable events
+	}
+	ts, ok := m.(*identityv1.CitizenTombstoned)
+	return ts.GetAgentId(), ok
+}
 
 // Outbox translates domain events into outbox entries, in order.
 func Outbox(evs []domain.Event) ([]events.Event, error) {

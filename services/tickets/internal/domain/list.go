@@ -30,6 +30,11 @@ func ParseListFilter(status, category string) (ListFilter, error) {
 	return f, nil
 }
 
+// Matches reports whether the ticket passes the filter.
+func (f ListFilter) Matches(s Snapshot) bool {
+	return (f.Status == nil || s.Status == *f.Status) && (f.Category == nil || s.Category == *f.Category)
+}
+
 // ListQuery selects one page of tickets.
 type ListQuery struct {
 	Filter ListFilter

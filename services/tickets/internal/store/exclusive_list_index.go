@@ -72,8 +72,10 @@ func (m *exclusiveListIndex) put(d ticketDoc) {
 	m.byID[r.id] = r
 }
 
-// page returns the ids of up to q.Limit tickets after q.After matching q.Filter.
-func (m *exclusiveListIndex) page(q domain.ListQuery) []string {
+// page returns up to q.Limit rows after q.After whose indexed state matches
+// q.Filter, and whether rows past them remain. The rows are copies: the
+// index moves on while the caller reads their tickets.
+func (m *exclusiveListIndex) page(q domain.ListQuery) ([]indexRow, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	start := 0
@@ -85,10 +87,10 @@ func (m *exclusiveListIndex) page(q domain.ListQuery) []string {
 			return !before(r, at, id) && !(r.createdAt.Equal(at) && r.id == id)
 		})
 	}
-	var ids []string
-	for _, r := range m.rows[start:] {
-		if len(ids) == q.Limit {
-			break
+	var out []indexRow
+	for i, r := range m.rows[start:] {
+		if len(out) == q.Limit {
+			return out, start+i < len(m.rows)
 		}
 		if q.Filter.Status != nil && r.status != string(*q.Filter.Status) {
 			continue
@@ -96,9 +98,9 @@ func (m *exclusiveListIndex) page(q domain.ListQuery) []string {
 		if q.Filter.Category != nil && r.category != string(*q.Filter.Category) {
 			continue
 		}
-		ids = append(ids, r.id)
+		out = append(out, *r)
 	}
-	return ids
+	return out, false
 }
 
 func (m *exclusiveListIndex) counts() domain.Counts {
@@ -134,20 +136,36 @@ func (s *Store) loadIndex(ctx context.Context) error {
 	return nil
 }
 
-// listFromIndex reads the page the in-memory index picks, each ticket by _id.
+// listFromIndex reads the tickets the in-memory index picks, each by _id.
+// The index is updated after a ticket's write, and a page is read ticket by
+// ticket while other requests change them, so a ticket read may already be
+// in another status than the index said: the ticket read decides, and
+// candidates are drawn on from where the last batch ended until the page is
+// full. A status-filtered page thus holds only tickets in that status.
 func (s *Store) listFromIndex(ctx context.Context, q domain.ListQuery) ([]domain.Snapshot, error) {
-	ids := s.index.page(q)
-	out := make([]domain.Snapshot, 0, len(ids))
-	for _, id := range ids {
-		d, err := s.docs.Get(ctx, id)
-		if errors.Is(err, mongox.ErrNotFound) {
-			continue
+	out := make([]domain.Snapshot, 0, q.Limit)
+	for len(out) < q.Limit {
+		batch := q
+		batch.Limit = q.Limit - len(out)
+		rows, more := s.index.page(batch)
+		for _, r := range rows {
+			d, err := s.docs.Get(ctx, r.id)
+			if errors.Is(err, mongox.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			d.Upvoters = nil // lists never show who upvoted
+			if snap := d.snapshot(); q.Filter.Matches(snap) {
+				out = append(out, snap)
+			}
 		}
-		if err != nil {
-			return nil, err
+		if !more || len(rows) == 0 {
+			return out, nil
 		}
-		d.Upvoters = nil // lists never show who upvoted
-		out = append(out, d.snapshot())
+		last := rows[len(rows)-1]
+		q.After = &domain.Position{CreatedAt: last.createdAt, ID: domain.TicketID(last.id)}
 	}
 	return out, nil
 }
