@@ -37,3 +37,32 @@ func TestInterruptedRegistrationCompletesAtStart(t *testing.T) {
 		t.Fatalf("completed as version 1 (citizen.registered): %+v %v", c, err)
 	}
 }
+
+// A crash between claim and numbering whose caller retries before any
+// restart: the retry finishes the registration (201) instead of answering
+// 409 already_registered for an agent whoami calls unregistered; a repeat
+// after that is the ordinary 409.
+func TestRetriedRegistrationFinishesAnInterruptedOne(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	deps := kit.Deps(nil)
+	deps.Citizens = nil
+	svc, err := identity.New(ctx, deps, identity.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := kit.App(svc)
+	a := kit.NewAgent("Retry", nil)
+	claims := store.NewCitizens(deps.DB, nil)
+	if err := claims.Claim(ctx, domain.NewPending(a.ID, domain.Profile{Name: "Retry"}, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	register := testkit.Request{Method: http.MethodPost, Path: "/api/world/register", Headers: a.Headers(), Body: map[string]any{"name": "Retry"}}
+	r := testkit.Do(t, app, register)
+	r.ExpectStatus(t, http.StatusCreated)
+	who := testkit.Do(t, app, testkit.Request{Method: http.MethodGet, Path: "/api/world/whoami", Headers: a.Headers()})
+	if who.Body["registered"] != true {
+		t.Fatalf("after the retry the agent is a citizen: %s", who.Raw)
+	}
+	testkit.Do(t, app, register).ExpectError(t, http.StatusConflict, "already_registered")
+}

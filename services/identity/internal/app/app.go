@@ -44,20 +44,38 @@ func (a *App) Register(ctx context.Context, agentID string, ch domain.ProfileCha
 		if err != nil {
 			return domain.Citizen{}, err
 		}
-		return domain.Citizen{}, domain.RegisterConflict(existing.Status)
+		if existing.Status != domain.StatusPending {
+			return domain.Citizen{}, domain.RegisterConflict(existing.Status)
+		}
+		// A claim still pending is a registration a crash interrupted (its
+		// caller never heard back) or one in flight: finish it here rather
+		// than answer 409 to an agent whoami calls unregistered.
+	} else if err != nil {
+		return domain.Citizen{}, err
 	}
+	c, made, err := a.activate(ctx, agentID)
 	if err != nil {
 		return domain.Citizen{}, err
 	}
-	return a.activate(ctx, agentID)
+	if !made { // another call finished this registration: this one is a repeat
+		return domain.Citizen{}, domain.RegisterConflict(c.Status)
+	}
+	return c, nil
 }
 
-func (a *App) activate(ctx context.Context, agentID string) (domain.Citizen, error) {
+// activate numbers a pending citizen and makes it living; made reports
+// whether this call did it (exactly one of racing callers does).
+func (a *App) activate(ctx context.Context, agentID string) (c domain.Citizen, made bool, err error) {
 	n, err := a.repo.NumberFor(ctx, agentID)
 	if err != nil {
-		return domain.Citizen{}, err
+		return domain.Citizen{}, false, err
 	}
-	return a.repo.Change(ctx, agentID, func(c *domain.Citizen) (domain.Event, error) { return c.Activate(n) })
+	c, err = a.repo.Change(ctx, agentID, func(c *domain.Citizen) (domain.Event, error) {
+		ev, err := c.Activate(n)
+		made = ev != nil // the last run decides: a clash reruns the change
+		return ev, err
+	})
+	return c, made, err
 }
 
 // RepairPending finishes registrations a crash left between claim and
@@ -68,7 +86,7 @@ func (a *App) RepairPending(ctx context.Context) error {
 		return fmt.Errorf("find pending registrations: %w", err)
 	}
 	for _, c := range stale {
-		if _, err := a.activate(ctx, c.AgentID); err != nil {
+		if _, _, err := a.activate(ctx, c.AgentID); err != nil {
 			return err
 		}
 		a.log.Info("completed an interrupted registration", slog.String("agent_id", c.AgentID))
