@@ -142,7 +142,7 @@ func (a *Aggregator) Apply(ctx context.Context, ev domain.Event) error {
 // a new rendering.
 func (a *Aggregator) show(ch domain.Change, seq int64) {
 	if ch.Feed != nil {
-		a.hub.Publish(StreamItem{Seq: seq, Item: ch.Feed.Item.View()})
+		a.hub.Publish(StreamItem{Seq: seq, FeedEntry: *ch.Feed})
 	}
 	a.requestRender()
 }

@@ -7,11 +7,8 @@ import (
 	"sharedworld.dev/services/bulletin/internal/domain"
 )
 
-// StreamItem is a feed item at its position in the live stream.
-type StreamItem struct {
-	Seq  int64
-	Item domain.FeedItemView
-}
+// StreamItem is a feed entry at its position in the live stream.
+type StreamItem = domain.StoredFeedEntry
 
 // ErrTooManySubscribers refuses a live-stream client when the hub is full.
 var ErrTooManySubscribers = errors.New("too many live feed subscribers")

@@ -17,20 +17,6 @@ import (
 	"sharedworld.dev/services/bulletin/internal/domain"
 )
 
-// pageCursor is a position in the newest-first pages.
-type pageCursor struct {
-	At int64  `json:"at"` // Unix milliseconds
-	ID string `json:"id"` // event id
-}
-
-// streamCursor is a position in the live stream: the `id:` of each message
-// and what Last-Event-ID sends back. The epoch ties it to one numbering of
-// the stream; a rebuild renumbers it.
-type streamCursor struct {
-	Epoch string `json:"e"`
-	Seq   int64  `json:"s"`
-}
-
 func (h *Handlers) events(c *fiber.Ctx) error {
 	var typ domain.FeedType
 	if raw := c.Query("type"); raw != "" {
@@ -49,14 +35,9 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 	}
 	var after *domain.FeedPageKey
 	if raw := c.Query("cursor"); raw != "" {
-		var pos pageCursor
-		if err := httpx.DecodeCursor(raw, &pos); err != nil {
+		if after, err = h.pageAfter(c.UserContext(), raw); err != nil {
 			return err
 		}
-		if pos.ID == "" {
-			return problem.Invalid("Unknown cursor.", "Pass back the pagination.next value of the previous page unchanged, or omit cursor for the first page.")
-		}
-		after = &domain.FeedPageKey{At: time.UnixMilli(pos.At).UTC(), EventID: pos.ID}
 	}
 	items, next, err := h.Feed.Page(c.UserContext(), typ, after, limit)
 	if err != nil {
@@ -68,7 +49,7 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 	}
 	page := httpx.Pagination{Limit: limit, Count: len(views)}
 	if next != nil {
-		cur := httpx.EncodeCursor(pageCursor{At: next.At.UnixMilli(), ID: next.EventID})
+		cur := h.cursorOf(items[len(items)-1])
 		page.Next = &cur
 	}
 	return httpx.OK(c, fiber.StatusOK, fiber.Map{"events": views, "pagination": page})
@@ -89,14 +70,9 @@ func (h *Handlers) stream(c *fiber.Ctx, typ domain.FeedType) error {
 		raw = c.Query("last_event_id")
 	}
 	if raw != "" {
-		var pos streamCursor
-		if err := httpx.DecodeCursor(raw, &pos); err != nil {
+		var err error
+		if resumeFrom, err = h.resumeAfter(raw); err != nil {
 			return err
-		}
-		// A cursor of an older numbering (before a rebuild) cannot be
-		// placed; such a client continues with the live items.
-		if pos.Epoch == h.Feed.Epoch() {
-			resumeFrom = pos.Seq
 		}
 	}
 	sub, err := h.Feed.Hub().Subscribe()
@@ -106,7 +82,7 @@ func (h *Handlers) stream(c *fiber.Ctx, typ domain.FeedType) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set("X-Accel-Buffering", "no")
-	s := &sse{feed: h.Feed, typ: typ, heartbeat: h.Heartbeat}
+	s := &sse{feed: h.Feed, typ: typ, heartbeat: h.Heartbeat, cursor: h.cursorOf}
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer sub.Close()
 		s.run(h.Streams, w, sub, resumeFrom)
@@ -118,6 +94,7 @@ type sse struct {
 	feed      *app.Feed
 	typ       domain.FeedType
 	heartbeat time.Duration
+	cursor    func(domain.StoredFeedEntry) string
 	last      int64 // highest seq sent (or skipped by the type filter)
 }
 
@@ -147,7 +124,7 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 			if item.Seq <= s.last {
 				continue // already sent while catching up
 			}
-			if !s.write(w, item.Seq, item.Item) || w.Flush() != nil {
+			if !s.write(w, item) || w.Flush() != nil {
 				return
 			}
 		case <-tick.C:
@@ -165,7 +142,7 @@ func (s *sse) catchUp(ctx context.Context, w *bufio.Writer) bool {
 			return false
 		}
 		for _, e := range page {
-			if !s.write(w, e.Seq, e.Item.View()) {
+			if !s.write(w, e) {
 				return false
 			}
 		}
@@ -180,18 +157,17 @@ func (s *sse) catchUp(ctx context.Context, w *bufio.Writer) bool {
 
 // write sends one item (or only advances past it, when the type filter
 // leaves it out) and reports whether the client is still there.
-func (s *sse) write(w *bufio.Writer, seq int64, item domain.FeedItemView) bool {
-	s.last = seq
-	if s.typ != "" && item.Type != s.typ {
+func (s *sse) write(w *bufio.Writer, e domain.StoredFeedEntry) bool {
+	s.last = e.Seq
+	if s.typ != "" && e.Item.Type != s.typ {
 		return true
 	}
 	var data bytes.Buffer
 	enc := json.NewEncoder(&data)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(item); err != nil {
+	if err := enc.Encode(e.Item.View()); err != nil {
 		return false
 	}
-	id := httpx.EncodeCursor(streamCursor{Epoch: s.feed.Epoch(), Seq: seq})
-	_, err := fmt.Fprintf(w, "id: %s\ndata: %s\n\n", id, bytes.TrimSuffix(data.Bytes(), []byte("\n")))
+	_, err := fmt.Fprintf(w, "id: %s\ndata: %s\n\n", s.cursor(e), bytes.TrimSuffix(data.Bytes(), []byte("\n")))
 	return err == nil
 }
