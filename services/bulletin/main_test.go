@@ -92,7 +92,12 @@ func (w *world) bulletinDoc(t *testing.T) map[string]any {
 // waitHandled waits until the aggregator has applied n events in total.
 func (w *world) waitHandled(t *testing.T, n int64) {
 	t.Helper()
-	testkit.Eventually(t, 10*time.Second, fmt.Sprintf("%d events applied (have %d)", n, w.svc.Handled()), func() bool {
+	w.waitHandledWithin(t, n, 10*time.Second)
+}
+
+func (w *world) waitHandledWithin(t *testing.T, n int64, within time.Duration) {
+	t.Helper()
+	testkit.Eventually(t, within, fmt.Sprintf("%d events applied", n), func() bool {
 		return w.svc.Handled() >= n
 	})
 }

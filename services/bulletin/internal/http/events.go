@@ -59,10 +59,13 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 const catchUpPage = 500
 
 // stream serves the feed as Server-Sent Events. A client that sends
-// Last-Event-ID first gets every item after it from the store, then the
-// live items; it subscribes before reading the store and skips live items
-// it already sent, so there is no gap and no repeat. Without Last-Event-ID
-// the stream starts with the next item.
+// Last-Event-ID first gets the items after it from the store, up to where
+// its subscription starts, then the live items. The hub sends only stored
+// items, in stream order, and tells the subscription where it starts
+// (Subscription.After), so the store holds everything up to there and the
+// subscription everything after: no gap and no repeat, however the writes
+// and the resume interleave. Without Last-Event-ID the stream starts with
+// the next item.
 func (h *Handlers) stream(c *fiber.Ctx, typ domain.FeedType) error {
 	resumeFrom := int64(-1)
 	raw := c.Get("Last-Event-ID")
@@ -105,11 +108,14 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 	if _, err := w.WriteString("retry: 2000\n\n"); err != nil || w.Flush() != nil {
 		return
 	}
-	if resumeFrom >= 0 {
+	s.last = sub.After
+	if resumeFrom >= 0 && resumeFrom < sub.After {
 		s.last = resumeFrom
-		if !s.catchUp(ctx, w) {
+		if !s.catchUp(ctx, w, sub.After) {
 			return
 		}
+	} else if resumeFrom > sub.After {
+		s.last = resumeFrom // nothing stored after it yet
 	}
 	tick := time.NewTicker(s.heartbeat)
 	defer tick.Stop()
@@ -135,13 +141,18 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 	}
 }
 
-func (s *sse) catchUp(ctx context.Context, w *bufio.Writer) bool {
-	for {
+// catchUp sends the stored items after s.last up to seq upTo, where the
+// live items begin.
+func (s *sse) catchUp(ctx context.Context, w *bufio.Writer, upTo int64) bool {
+	for s.last < upTo {
 		page, err := s.feed.Since(ctx, s.last, catchUpPage)
 		if err != nil {
 			return false
 		}
 		for _, e := range page {
+			if e.Seq > upTo {
+				return w.Flush() == nil // the subscription has it
+			}
 			if !s.write(w, e) {
 				return false
 			}
@@ -153,6 +164,7 @@ func (s *sse) catchUp(ctx context.Context, w *bufio.Writer) bool {
 			return true
 		}
 	}
+	return true
 }
 
 // write sends one item (or only advances past it, when the type filter
