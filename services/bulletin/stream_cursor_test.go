@@ -59,3 +59,47 @@ func TestStreamIDsAreCursors(t *testing.T) {
 		t.Fatalf("then the live items: got %v", item["id"])
 	}
 }
+
+// TestStreamOutlivesTheWriteTimeout: the server's read and write timeouts
+// bound a request and its answer, not a live stream. With both cut to a
+// fraction of a second, a stream stays open many times longer, heartbeats
+// flowing, and still carries new items; shutting the service down then
+// ends it cleanly (the chunked body is terminated, no error).
+func TestStreamOutlivesTheWriteTimeout(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	w := newWorld(t, bulletin.Options{Heartbeat: 50 * time.Millisecond})
+	w.app.Server().ReadTimeout = timeout
+	w.app.Server().WriteTimeout = timeout
+	base := w.serve(t)
+	s := openStream(t, base, "")
+
+	opened := time.Now()
+	heartbeats := 0
+	for time.Since(opened) < 8*timeout {
+		select {
+		case m, ok := <-s.msgs:
+			if !ok {
+				t.Fatalf("the stream ended after %v, with a write timeout of %v", time.Since(opened).Round(time.Millisecond), timeout)
+			}
+			if m.Comment == "heartbeat" {
+				heartbeats++
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("no heartbeat on an idle stream")
+		}
+	}
+	if heartbeats < 10 {
+		t.Fatalf("%d heartbeats in %v at an interval of 50ms", heartbeats, 8*timeout)
+	}
+	w.kit.Publish(ticketEvent(1))
+	if _, item := s.next(t); item["id"] != "tkt_00000001" {
+		t.Fatalf("a long-open stream still carries items: %v", item)
+	}
+
+	w.svc.Drain()
+	for range s.msgs {
+	}
+	if err := s.err(); err != nil {
+		t.Fatalf("shutdown ends a stream cleanly, got %v", err)
+	}
+}

@@ -85,7 +85,8 @@ func (h *Handlers) stream(c *fiber.Ctx, typ domain.FeedType) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set("X-Accel-Buffering", "no")
-	s := &sse{feed: h.Feed, typ: typ, heartbeat: h.Heartbeat, cursor: h.cursorOf}
+	s := &sse{feed: h.Feed, typ: typ, heartbeat: h.Heartbeat, cursor: h.cursorOf,
+		conn: c.Context().Conn(), writeTimeout: c.App().Server().WriteTimeout}
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer sub.Close()
 		s.run(h.Streams, w, sub, resumeFrom)
@@ -99,12 +100,30 @@ type sse struct {
 	heartbeat time.Duration
 	cursor    func(domain.StoredFeedEntry) string
 	last      int64 // highest seq sent (or skipped by the type filter)
+	// The server's write timeout bounds a whole answer from the moment it
+	// starts: applied to a stream, it would cut every stream mid-flow
+	// after that long. A stream instead gives each message that long to
+	// reach the client (see expect): it stays open while the client
+	// reads, and a client that stops reading is cut.
+	conn         deadlineSetter
+	writeTimeout time.Duration
+}
+
+type deadlineSetter interface{ SetWriteDeadline(time.Time) error }
+
+// expect moves the connection's write deadline to one write timeout from
+// now, before a message is written.
+func (s *sse) expect() {
+	if s.conn != nil && s.writeTimeout > 0 {
+		_ = s.conn.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
 }
 
 // run writes the stream until the client goes away, the hub drops it, or
 // the service stops. Every exit ends the response; the client reconnects
 // with Last-Event-ID.
 func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, resumeFrom int64) {
+	s.expect()
 	if _, err := w.WriteString("retry: 2000\n\n"); err != nil || w.Flush() != nil {
 		return
 	}
@@ -134,6 +153,7 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 				return
 			}
 		case <-tick.C:
+			s.expect()
 			if _, err := w.WriteString(": heartbeat\n\n"); err != nil || w.Flush() != nil {
 				return
 			}
@@ -174,6 +194,7 @@ func (s *sse) write(w *bufio.Writer, e domain.StoredFeedEntry) bool {
 	if s.typ != "" && e.Item.Type != s.typ {
 		return true
 	}
+	s.expect()
 	var data bytes.Buffer
 	enc := json.NewEncoder(&data)
 	enc.SetEscapeHTML(false)
