@@ -3,7 +3,6 @@ package bulletin_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -97,9 +96,13 @@ func (w *world) waitHandled(t *testing.T, n int64) {
 
 func (w *world) waitHandledWithin(t *testing.T, n int64, within time.Duration) {
 	t.Helper()
-	testkit.Eventually(t, within, fmt.Sprintf("%d events applied", n), func() bool {
-		return w.svc.Handled() >= n
-	})
+	deadline := time.Now().Add(within)
+	for w.svc.Handled() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %d events applied (have %d)", within, n, w.svc.Handled())
+		}
+		time.Sleep(10 * time.Millisecond) // polling, with the deadline above
+	}
 }
 
 // waitRendered waits until the served bulletin satisfies cond.
