@@ -75,3 +75,30 @@ func TestEventsPages(t *testing.T) {
 		})
 	}
 }
+
+// TestCommonsIsNoClaim: the commons is made by the world, not claimed by a
+// citizen; the feed lists citizens' claims only, each naming the claimant by
+// the abbreviated agent id (SEED §2.5), while the commons stays on the map.
+func TestCommonsIsNoClaim(t *testing.T) {
+	w := newWorld(t, bulletin.Options{})
+	w.kit.Publish(
+		ev("plot_0_0", &plotsv1.PlotClaimed{PlotId: "plot_0_0", OwnerAgentId: "system_commons", DisplayName: "The Commons", ClaimedAt: pb(sec(1)), Version: 1}, sec(1)),
+		ev("plot_x2_y5", &plotsv1.PlotClaimed{PlotId: "plot_x2_y5", X: 2, Y: 5, OwnerAgentId: ada, ClaimedAt: pb(sec(2)), Version: 1}, sec(2)),
+	)
+	w.waitHandled(t, 2)
+
+	r := w.do(t, http.MethodGet, "/api/world/events?type=claim", nil, nil)
+	r.ExpectStatus(t, 200)
+	items := r.Body["events"].([]any)
+	want := "#claim  " + sec(2).UTC().Format("2006-01-02T15:04:05Z") + "  plot_x2_y5  " + abbr(ada)
+	if len(items) != 1 || items[0].(map[string]any)["line"] != want {
+		t.Fatalf("SEED §2.5 the feed lists citizens' claims only, want the one line %q: %s", want, r.Raw)
+	}
+	doc := w.waitRendered(t, "the citizen's claim rendered", func(doc map[string]any) bool { return len(doc["feed"].([]any)) > 0 })
+	if lines := feedLines(doc); len(lines) != 1 || lines[0] != want {
+		t.Fatalf("SEED §2.5 the bulletin's feed lists citizens' claims only: %q", lines)
+	}
+	if plots := doc["plots"].([]any); len(plots) != 2 || plots[0].(map[string]any)["plot_id"] != "plot_0_0" {
+		t.Fatalf("CONTRACT §6 the commons stays on the map: %s", jsonOf(t, plots))
+	}
+}

@@ -3,7 +3,6 @@ package bulletin_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -92,9 +91,18 @@ func (w *world) bulletinDoc(t *testing.T) map[string]any {
 // waitHandled waits until the aggregator has applied n events in total.
 func (w *world) waitHandled(t *testing.T, n int64) {
 	t.Helper()
-	testkit.Eventually(t, 10*time.Second, fmt.Sprintf("%d events applied (have %d)", n, w.svc.Handled()), func() bool {
-		return w.svc.Handled() >= n
-	})
+	w.waitHandledWithin(t, n, 10*time.Second)
+}
+
+func (w *world) waitHandledWithin(t *testing.T, n int64, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for w.svc.Handled() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %d events applied (have %d)", within, n, w.svc.Handled())
+		}
+		time.Sleep(10 * time.Millisecond) // polling, with the deadline above
+	}
 }
 
 // waitRendered waits until the served bulletin satisfies cond.

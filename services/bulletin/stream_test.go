@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -37,6 +39,17 @@ type sseMessage struct {
 type stream struct {
 	resp *http.Response
 	msgs chan sseMessage
+	// end is how the body ended (nil: cleanly); set before msgs closes.
+	end error
+}
+
+// err is how the stream ended, once msgs is closed: nil when the server
+// ended the body cleanly.
+func (s *stream) err() error {
+	if errors.Is(s.end, io.EOF) {
+		return nil
+	}
+	return s.end
 }
 
 func openStream(t testing.TB, base, lastEventID string) *stream {
@@ -69,6 +82,7 @@ func openStreamQuery(t testing.TB, base, query, lastEventID string) *stream {
 		for {
 			line, err := rd.ReadString('\n')
 			if err != nil {
+				s.end = err
 				return
 			}
 			line = strings.TrimSuffix(line, "\n")

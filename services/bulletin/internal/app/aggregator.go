@@ -16,8 +16,8 @@ import (
 )
 
 // Aggregator applies events to the projections: it plans each change in
-// memory, shows it (memory, live subscribers, a new rendering) and stores it
-// (see Apply for the order and why).
+// memory, shows it on the bulletin, stores it and then sends its feed item
+// to live subscribers (see Apply for the order and why).
 //
 // One aggregator writes a database: the feed's sequence numbers (the live
 // stream's order) are assigned here, in apply order.
@@ -69,10 +69,10 @@ func (a *Aggregator) Load(ctx context.Context) error {
 	if err == nil {
 		var last int64
 		last, err = a.feed.MaxSeq(ctx)
-		// One item may have been shown under last+1 but not stored before
-		// a stop (see Apply); its number is not given to another item, so
-		// a client that saw it can never skip the item stored after it.
-		a.nextSeq = last + 2
+		// Live subscribers only ever got stored items, so the stream goes
+		// on right after the last one stored.
+		a.nextSeq = last + 1
+		a.hub.StartAfter(last)
 	}
 	a.mu.Unlock()
 	if err != nil {
@@ -83,15 +83,18 @@ func (a *Aggregator) Load(ctx context.Context) error {
 
 // Apply applies one event and returns once the change is stored.
 //
-// A change is shown first and stored second: it is committed to memory,
-// published to live subscribers and rendered, then written to the store,
-// retrying until the write succeeds or ctx ends. Showing first keeps the
-// store's write time off the path from a write to its feed line; storing
+// A change is committed to memory and rendered first, then written to the
+// store, retrying until the write succeeds or ctx ends, and only then is
+// its feed item sent to live subscribers. Rendering first keeps the
+// store's write time off the path from a write to the bulletin; storing
 // before returning keeps the consumer's offset behind what is stored, so a
 // crash in between loses nothing — the event is delivered again and applied
-// to the reloaded state. The one exception is an old feed entry (one that
-// would not enter the feed window), which may already be stored without
-// memory knowing: it is stored first and shown only if it was new.
+// to the reloaded state. Sending only what is stored is what lets a
+// resuming stream read the store up to where its subscription starts and
+// miss nothing in between (see Hub). The one exception to memory first is
+// an old feed entry (one that would not enter the feed window), which may
+// already be stored without memory knowing: it is stored first and
+// committed only if it was new.
 //
 // An event that can never apply returns an error wrapping
 // domain.ErrInvalidEvent.
@@ -107,44 +110,49 @@ func (a *Aggregator) Apply(ctx context.Context, ev domain.Event) error {
 		a.applied(ev, "unchanged")
 		return nil
 	}
-	showFirst := ch.Feed == nil || a.proj.FeedWouldShow(*ch.Feed)
+	memoryFirst := ch.Feed == nil || a.proj.FeedWouldShow(*ch.Feed)
 	var seq int64
 	if ch.Feed != nil {
 		seq = a.nextSeq
 		a.nextSeq++
 	}
-	if showFirst {
+	if memoryFirst {
 		a.proj.Commit(ch, true)
 	}
 	a.mu.Unlock()
-	if showFirst {
-		a.show(ch, seq)
+	if memoryFirst {
+		a.requestRender()
 	}
 
 	inserted, err := a.store(ctx, ev.Type, ch, seq)
 	if err != nil {
+		a.release(ch, seq, false)
 		return err
 	}
-	if !showFirst {
+	if !memoryFirst {
 		a.mu.Lock()
 		a.proj.Commit(ch, inserted)
 		a.mu.Unlock()
-		if !inserted {
-			ch.Feed = nil // applied before: not news
-		}
-		a.show(ch, seq)
+		a.requestRender()
 	}
+	a.release(ch, seq, inserted)
 	a.applied(ev, "changed")
 	return nil
 }
 
-// show publishes a committed change: its feed item to live subscribers, and
-// a new rendering.
-func (a *Aggregator) show(ch domain.Change, seq int64) {
-	if ch.Feed != nil {
-		a.hub.Publish(StreamItem{Seq: seq, Item: ch.Feed.Item.View()})
+// release settles the change's place in the live stream: its feed item
+// goes to live subscribers when it was stored under seq; otherwise (it was
+// stored before, under its own seq, or not at all) seq is skipped. Every
+// seq handed out is settled once, or the items after it would wait.
+func (a *Aggregator) release(ch domain.Change, seq int64, stored bool) {
+	if ch.Feed == nil {
+		return
 	}
-	a.requestRender()
+	if !stored {
+		a.hub.Skip(seq)
+		return
+	}
+	a.hub.Publish(StreamItem{Seq: seq, FeedEntry: *ch.Feed})
 }
 
 func (a *Aggregator) applied(ev domain.Event, result string) {

@@ -44,3 +44,12 @@ func (f *Feed) Page(ctx context.Context, typ domain.FeedType, after *domain.Feed
 func (f *Feed) Since(ctx context.Context, seq int64, limit int) ([]domain.StoredFeedEntry, error) {
 	return f.repo.Since(ctx, seq, limit)
 }
+
+// At returns the item stored under seq, if there is one.
+func (f *Feed) At(ctx context.Context, seq int64) (domain.StoredFeedEntry, bool, error) {
+	entries, err := f.repo.Since(ctx, seq-1, 1)
+	if err != nil || len(entries) == 0 || entries[0].Seq != seq {
+		return domain.StoredFeedEntry{}, false, err
+	}
+	return entries[0], true, nil
+}

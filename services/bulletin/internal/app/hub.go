@@ -7,35 +7,54 @@ import (
 	"sharedworld.dev/services/bulletin/internal/domain"
 )
 
-// StreamItem is a feed item at its position in the live stream.
-type StreamItem struct {
-	Seq  int64
-	Item domain.FeedItemView
-}
+// StreamItem is a feed entry at its position in the live stream.
+type StreamItem = domain.StoredFeedEntry
 
 // ErrTooManySubscribers refuses a live-stream client when the hub is full.
 var ErrTooManySubscribers = errors.New("too many live feed subscribers")
 
-// Hub fans feed items out to live-stream subscribers. Each subscriber has a
-// buffered channel; publishing never waits: a subscriber whose buffer is
-// full is dropped (its channel closed) and reconnects with Last-Event-ID,
-// resuming from the store. So a slow client costs itself a reconnect and
-// never slows the aggregator or the other clients.
+// Hub fans feed items out to live-stream subscribers, in stream order and
+// only once they are stored: an item under seq n goes out once every seq
+// up to n is settled (its item stored and published, or skipped), so that
+// what a subscriber gets live always follows, without a gap, what the store
+// held when it subscribed (see Subscribe).
+//
+// Each subscriber has a buffered channel; publishing never waits: a
+// subscriber whose buffer is full is dropped (its channel closed) and
+// reconnects with Last-Event-ID, resuming from the store. So a slow client
+// costs itself a reconnect and never slows the aggregator or the other
+// clients.
 type Hub struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
 	max    int
 	buffer int
 	closed bool
+	// released is the highest seq up to which every seq is settled and
+	// sent out; pending holds the settled seqs above it (nil: skipped).
+	released int64
+	pending  map[int64]*StreamItem
 }
 
 // NewHub allows at most max subscribers, each buffering up to buffer items.
+// The stream starts after seq 0; StartAfter moves that.
 func NewHub(max, buffer int) *Hub {
-	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer}
+	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer, pending: map[int64]*StreamItem{}}
+}
+
+// StartAfter makes seq the last one released: the next item is seq+1 (the
+// stored feed's highest seq, at start).
+func (h *Hub) StartAfter(seq int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.released = seq
 }
 
 // Subscription is one live-stream client's channel.
 type Subscription struct {
+	// After is the seq released when the subscription started: every item
+	// up to it is in the store, and every item after it comes on C.
+	After   int64
 	C       <-chan StreamItem
 	c       chan StreamItem
 	hub     *Hub
@@ -50,16 +69,42 @@ func (h *Hub) Subscribe() (*Subscription, error) {
 		return nil, ErrTooManySubscribers
 	}
 	c := make(chan StreamItem, h.buffer)
-	s := &Subscription{C: c, c: c, hub: h}
+	s := &Subscription{After: h.released, C: c, c: c, hub: h}
 	h.subs[s] = struct{}{}
 	sseSubscribers.Inc()
 	return s, nil
 }
 
-// Publish offers item to every subscriber without waiting.
-func (h *Hub) Publish(item StreamItem) {
+// Publish settles item.Seq with its item, stored under it; it goes out
+// once every earlier seq is settled.
+func (h *Hub) Publish(item StreamItem) { h.settle(item.Seq, &item) }
+
+// Skip settles a seq that holds no item (its write did not store one), so
+// that the items after it are not held back.
+func (h *Hub) Skip(seq int64) { h.settle(seq, nil) }
+
+func (h *Hub) settle(seq int64, item *StreamItem) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if seq <= h.released {
+		return // settled before
+	}
+	h.pending[seq] = item
+	for {
+		next, ok := h.pending[h.released+1]
+		if !ok {
+			return
+		}
+		delete(h.pending, h.released+1)
+		h.released++
+		if next != nil {
+			h.sendLocked(*next)
+		}
+	}
+}
+
+// sendLocked offers item to every subscriber without waiting.
+func (h *Hub) sendLocked(item StreamItem) {
 	for s := range h.subs {
 		select {
 		case s.c <- item:

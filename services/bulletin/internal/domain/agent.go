@@ -6,6 +6,21 @@ import "strings"
 // (CONTRACT §4).
 const SystemCommonsID = "system_commons"
 
+// IsCitizenClaim reports whether a claim is a citizen's, which the feed
+// lists (SEED §2.5): a claim of any plot but the commons, by an agent_id.
+// The commons is made by the world and owned by the system owner; its
+// "claim" is no citizen's act and never news.
+func IsCitizenClaim(e PlotClaimed) bool {
+	return e.PlotID != CommonsPlotID && isAgentID(e.OwnerAgentID)
+}
+
+// isAgentID reports whether id has the shape of a citizen's agent_id
+// (SEED §2.1): its part after the last "_" is 24 lowercase hex.
+func isAgentID(id string) bool {
+	_, ok := agentHex(id)
+	return ok
+}
+
 // agentHexLen is the length of the hex part of an agent_id (SEED §2.1).
 const agentHexLen = 24
 
@@ -15,14 +30,20 @@ const agentHexLen = 24
 // owner of the commons, for one) is returned whole: there is no hex part to
 // shorten, and cutting it would make it unrecognisable.
 func AbbreviateAgentID(agentID string) string {
-	hex := agentID
-	if i := strings.LastIndexByte(agentID, '_'); i >= 0 {
-		hex = agentID[i+1:]
-	}
-	if len(hex) != agentHexLen || !isLowerHex(hex) {
+	hex, ok := agentHex(agentID)
+	if !ok {
 		return agentID
 	}
 	return hex[:4] + "…" + hex[agentHexLen-4:]
+}
+
+// agentHex is the hex part of an agent_id, and whether id has that shape.
+func agentHex(id string) (string, bool) {
+	hex := id
+	if i := strings.LastIndexByte(id, '_'); i >= 0 {
+		hex = id[i+1:]
+	}
+	return hex, len(hex) == agentHexLen && isLowerHex(hex)
 }
 
 func isLowerHex(s string) bool {

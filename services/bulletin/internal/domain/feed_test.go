@@ -52,7 +52,7 @@ func TestFeedItemLayouts(t *testing.T) {
 			FeedTicket, "#ticket  2026-11-22T09:15:03Z  tkt_0badcafe  Docs unclear", "tkt_0badcafe", nil},
 		{"SEED §2.5 claim: plot_id and abbreviated owner", ClaimFeedItem("plot_x3_y4", alice, at),
 			FeedClaim, "#claim  2026-11-22T09:15:03Z  plot_x3_y4  " + aliceAbbr, "plot_x3_y4", nil},
-		{"SEED §2.5 claim of the commons names the system owner whole", ClaimFeedItem(CommonsPlotID, SystemCommonsID, at),
+		{"SEED §2.1 the layout keeps a non-hex owner whole (the commons makes no item: TestCitizenClaimsOnly)", ClaimFeedItem(CommonsPlotID, SystemCommonsID, at),
 			FeedClaim, "#claim  2026-11-22T09:15:03Z  plot_0_0  system_commons", "plot_0_0", nil},
 		{"SEED §6 announcement: line is tag and at, body the full text, id post_id", AnnouncementFeedItem("ann_12345678", content, at),
 			FeedAnnouncement, "#announcement  2026-11-22T09:15:03Z", "ann_12345678", &content},
@@ -139,5 +139,27 @@ func TestFeedEntryOrder(t *testing.T) {
 	}
 	if !sameMsHigherID.NewerThan(older) || older.NewerThan(sameMsHigherID) {
 		t.Fatal("entries of one millisecond must be ordered by event id, independent of apply order")
+	}
+}
+
+func TestCitizenClaimsOnly(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		claim PlotClaimed
+		want  bool
+	}{
+		{"SEED §2.5 a citizen's claim is listed", PlotClaimed{PlotID: "plot_x3_y4", OwnerAgentID: alice}, true},
+		{"SEED §2.5 the commons is made by the world, not claimed", PlotClaimed{PlotID: CommonsPlotID, OwnerAgentID: SystemCommonsID}, false},
+		{"SEED §2.1 the system owner is no citizen, whatever plot", PlotClaimed{PlotID: "plot_x1_y1", OwnerAgentID: SystemCommonsID}, false},
+		{"SEED §2.5 the commons plot is never a citizen's claim", PlotClaimed{PlotID: CommonsPlotID, OwnerAgentID: alice}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := IsCitizenClaim(c.claim); got != c.want {
+				t.Fatalf("IsCitizenClaim(%+v) = %v, want %v", c.claim, got, c.want)
+			}
+		})
 	}
 }

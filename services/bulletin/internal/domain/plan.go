@@ -68,8 +68,12 @@ func (p *Projection) plan(ev Event) (Record, *FeedItem, error) {
 		if err := requireAggregate(ev.Type, e.PlotID, e.Version); err != nil {
 			return nil, nil, err
 		}
+		rec := pick(p.plot(e.PlotID).ApplyClaimed(e))
+		if !IsCitizenClaim(e) {
+			return rec, nil, nil // the commons is made by the world, not claimed
+		}
 		item := ClaimFeedItem(e.PlotID, e.OwnerAgentID, orEventTime(e.ClaimedAt, ev))
-		return pick(p.plot(e.PlotID).ApplyClaimed(e)), &item, nil
+		return rec, &item, nil
 	case PlotReleased:
 		if err := requireAggregate(ev.Type, e.PlotID, e.Version); err != nil {
 			return nil, nil, err

@@ -17,20 +17,6 @@ import (
 	"sharedworld.dev/services/bulletin/internal/domain"
 )
 
-// pageCursor is a position in the newest-first pages.
-type pageCursor struct {
-	At int64  `json:"at"` // Unix milliseconds
-	ID string `json:"id"` // event id
-}
-
-// streamCursor is a position in the live stream: the `id:` of each message
-// and what Last-Event-ID sends back. The epoch ties it to one numbering of
-// the stream; a rebuild renumbers it.
-type streamCursor struct {
-	Epoch string `json:"e"`
-	Seq   int64  `json:"s"`
-}
-
 func (h *Handlers) events(c *fiber.Ctx) error {
 	var typ domain.FeedType
 	if raw := c.Query("type"); raw != "" {
@@ -49,14 +35,9 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 	}
 	var after *domain.FeedPageKey
 	if raw := c.Query("cursor"); raw != "" {
-		var pos pageCursor
-		if err := httpx.DecodeCursor(raw, &pos); err != nil {
+		if after, err = h.pageAfter(c.UserContext(), raw); err != nil {
 			return err
 		}
-		if pos.ID == "" {
-			return problem.Invalid("Unknown cursor.", "Pass back the pagination.next value of the previous page unchanged, or omit cursor for the first page.")
-		}
-		after = &domain.FeedPageKey{At: time.UnixMilli(pos.At).UTC(), EventID: pos.ID}
 	}
 	items, next, err := h.Feed.Page(c.UserContext(), typ, after, limit)
 	if err != nil {
@@ -68,7 +49,7 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 	}
 	page := httpx.Pagination{Limit: limit, Count: len(views)}
 	if next != nil {
-		cur := httpx.EncodeCursor(pageCursor{At: next.At.UnixMilli(), ID: next.EventID})
+		cur := h.cursorOf(items[len(items)-1])
 		page.Next = &cur
 	}
 	return httpx.OK(c, fiber.StatusOK, fiber.Map{"events": views, "pagination": page})
@@ -78,10 +59,13 @@ func (h *Handlers) events(c *fiber.Ctx) error {
 const catchUpPage = 500
 
 // stream serves the feed as Server-Sent Events. A client that sends
-// Last-Event-ID first gets every item after it from the store, then the
-// live items; it subscribes before reading the store and skips live items
-// it already sent, so there is no gap and no repeat. Without Last-Event-ID
-// the stream starts with the next item.
+// Last-Event-ID first gets the items after it from the store, up to where
+// its subscription starts, then the live items. The hub sends only stored
+// items, in stream order, and tells the subscription where it starts
+// (Subscription.After), so the store holds everything up to there and the
+// subscription everything after: no gap and no repeat, however the writes
+// and the resume interleave. Without Last-Event-ID the stream starts with
+// the next item.
 func (h *Handlers) stream(c *fiber.Ctx, typ domain.FeedType) error {
 	resumeFrom := int64(-1)
 	raw := c.Get("Last-Event-ID")
@@ -89,14 +73,9 @@ func (h *Handlers) stream(c *fiber.Ctx, typ domain.FeedType) error {
 		raw = c.Query("last_event_id")
 	}
 	if raw != "" {
-		var pos streamCursor
-		if err := httpx.DecodeCursor(raw, &pos); err != nil {
+		var err error
+		if resumeFrom, err = h.resumeAfter(raw); err != nil {
 			return err
-		}
-		// A cursor of an older numbering (before a rebuild) cannot be
-		// placed; such a client continues with the live items.
-		if pos.Epoch == h.Feed.Epoch() {
-			resumeFrom = pos.Seq
 		}
 	}
 	sub, err := h.Feed.Hub().Subscribe()
@@ -106,7 +85,8 @@ func (h *Handlers) stream(c *fiber.Ctx, typ domain.FeedType) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set("X-Accel-Buffering", "no")
-	s := &sse{feed: h.Feed, typ: typ, heartbeat: h.Heartbeat}
+	s := &sse{feed: h.Feed, typ: typ, heartbeat: h.Heartbeat, cursor: h.cursorOf,
+		conn: c.Context().Conn(), writeTimeout: c.App().Server().WriteTimeout}
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer sub.Close()
 		s.run(h.Streams, w, sub, resumeFrom)
@@ -118,21 +98,43 @@ type sse struct {
 	feed      *app.Feed
 	typ       domain.FeedType
 	heartbeat time.Duration
+	cursor    func(domain.StoredFeedEntry) string
 	last      int64 // highest seq sent (or skipped by the type filter)
+	// The server's write timeout bounds a whole answer from the moment it
+	// starts: applied to a stream, it would cut every stream mid-flow
+	// after that long. A stream instead gives each message that long to
+	// reach the client (see expect): it stays open while the client
+	// reads, and a client that stops reading is cut.
+	conn         deadlineSetter
+	writeTimeout time.Duration
+}
+
+type deadlineSetter interface{ SetWriteDeadline(time.Time) error }
+
+// expect moves the connection's write deadline to one write timeout from
+// now, before a message is written.
+func (s *sse) expect() {
+	if s.conn != nil && s.writeTimeout > 0 {
+		_ = s.conn.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
 }
 
 // run writes the stream until the client goes away, the hub drops it, or
 // the service stops. Every exit ends the response; the client reconnects
 // with Last-Event-ID.
 func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, resumeFrom int64) {
+	s.expect()
 	if _, err := w.WriteString("retry: 2000\n\n"); err != nil || w.Flush() != nil {
 		return
 	}
-	if resumeFrom >= 0 {
+	s.last = sub.After
+	if resumeFrom >= 0 && resumeFrom < sub.After {
 		s.last = resumeFrom
-		if !s.catchUp(ctx, w) {
+		if !s.catchUp(ctx, w, sub.After) {
 			return
 		}
+	} else if resumeFrom > sub.After {
+		s.last = resumeFrom // nothing stored after it yet
 	}
 	tick := time.NewTicker(s.heartbeat)
 	defer tick.Stop()
@@ -147,10 +149,11 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 			if item.Seq <= s.last {
 				continue // already sent while catching up
 			}
-			if !s.write(w, item.Seq, item.Item) || w.Flush() != nil {
+			if !s.write(w, item) || w.Flush() != nil {
 				return
 			}
 		case <-tick.C:
+			s.expect()
 			if _, err := w.WriteString(": heartbeat\n\n"); err != nil || w.Flush() != nil {
 				return
 			}
@@ -158,14 +161,19 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 	}
 }
 
-func (s *sse) catchUp(ctx context.Context, w *bufio.Writer) bool {
-	for {
+// catchUp sends the stored items after s.last up to seq upTo, where the
+// live items begin.
+func (s *sse) catchUp(ctx context.Context, w *bufio.Writer, upTo int64) bool {
+	for s.last < upTo {
 		page, err := s.feed.Since(ctx, s.last, catchUpPage)
 		if err != nil {
 			return false
 		}
 		for _, e := range page {
-			if !s.write(w, e.Seq, e.Item.View()) {
+			if e.Seq > upTo {
+				return w.Flush() == nil // the subscription has it
+			}
+			if !s.write(w, e) {
 				return false
 			}
 		}
@@ -176,22 +184,23 @@ func (s *sse) catchUp(ctx context.Context, w *bufio.Writer) bool {
 			return true
 		}
 	}
+	return true
 }
 
 // write sends one item (or only advances past it, when the type filter
 // leaves it out) and reports whether the client is still there.
-func (s *sse) write(w *bufio.Writer, seq int64, item domain.FeedItemView) bool {
-	s.last = seq
-	if s.typ != "" && item.Type != s.typ {
+func (s *sse) write(w *bufio.Writer, e domain.StoredFeedEntry) bool {
+	s.last = e.Seq
+	if s.typ != "" && e.Item.Type != s.typ {
 		return true
 	}
+	s.expect()
 	var data bytes.Buffer
 	enc := json.NewEncoder(&data)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(item); err != nil {
+	if err := enc.Encode(e.Item.View()); err != nil {
 		return false
 	}
-	id := httpx.EncodeCursor(streamCursor{Epoch: s.feed.Epoch(), Seq: seq})
-	_, err := fmt.Fprintf(w, "id: %s\ndata: %s\n\n", id, bytes.TrimSuffix(data.Bytes(), []byte("\n")))
+	_, err := fmt.Fprintf(w, "id: %s\ndata: %s\n\n", s.cursor(e), bytes.TrimSuffix(data.Bytes(), []byte("\n")))
 	return err == nil
 }
