@@ -30,7 +30,7 @@ type world struct {
 	n     int
 }
 
-func newWorld(t *testing.T, trigger int64) *world {
+func newWorld(t testing.TB, trigger int64) *world {
 	t.Helper()
 	kit := testkit.New(t)
 	clk := clock.NewFixed(start)
@@ -44,7 +44,7 @@ func newWorld(t *testing.T, trigger int64) *world {
 }
 
 // citizens registers n citizens and waits until the service counts them.
-func (w *world) citizens(t *testing.T, n int) []testkit.Agent {
+func (w *world) citizens(t testing.TB, n int) []testkit.Agent {
 	t.Helper()
 	out := make([]testkit.Agent, n)
 	for i := range out {
@@ -60,7 +60,7 @@ func (w *world) citizens(t *testing.T, n int) []testkit.Agent {
 	return out
 }
 
-func (w *world) do(t *testing.T, method, path string, body any, headers map[string]string) testkit.Response {
+func (w *world) do(t testing.TB, method, path string, body any, headers map[string]string) testkit.Response {
 	t.Helper()
 	return testkit.Do(t, w.app, testkit.Request{Method: method, Path: path, Body: body, Headers: headers})
 }
@@ -72,7 +72,7 @@ func ambassador() map[string]string {
 func (w *world) at(t time.Time) { w.clock.Set(t) }
 
 // check runs the check over HTTP and returns its transitions.
-func (w *world) check(t *testing.T) []map[string]any {
+func (w *world) check(t testing.TB) []map[string]any {
 	t.Helper()
 	r := w.do(t, http.MethodPost, "/api/admin/governance/check", nil, ambassador())
 	r.ExpectStatus(t, 200)
@@ -83,14 +83,14 @@ func (w *world) check(t *testing.T) []map[string]any {
 	return out
 }
 
-func (w *world) propose(t *testing.T, a testkit.Agent, typ string) map[string]any {
+func (w *world) propose(t testing.TB, a testkit.Agent, typ string) map[string]any {
 	t.Helper()
 	r := w.do(t, http.MethodPost, "/api/world/governance/propose", map[string]any{"title": "Quiet garden", "body": "Hush.", "type": typ}, a.Headers())
 	r.ExpectStatus(t, 201)
 	return r.Body["proposal"].(map[string]any)
 }
 
-func (w *world) vote(t *testing.T, a testkit.Agent, id, choice string) testkit.Response {
+func (w *world) vote(t testing.TB, a testkit.Agent, id, choice string) testkit.Response {
 	t.Helper()
 	return w.do(t, http.MethodPost, "/api/world/governance/vote", map[string]any{"proposal_id": id, "vote": choice}, a.Headers())
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"sharedworld.dev/pkg/clock"
@@ -35,7 +36,8 @@ type App struct {
 	clock    clock.Clock
 	log      *slog.Logger
 	// Trigger is the population at which the first elections open.
-	Trigger int64
+	Trigger  int64
+	counting atomic.Bool
 }
 
 // New wires the application.

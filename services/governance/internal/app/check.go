@@ -41,6 +41,7 @@ func (a *App) Check(ctx context.Context) ([]domain.Transition, error) {
 	}()
 	r := &run{app: a, now: now, done: []domain.Transition{}}
 	err := r.apply(ctx)
+
 	if err != nil {
 		checkFailures.Inc()
 		return r.done, fmt.Errorf("governance check: %w", err)
@@ -50,21 +51,24 @@ func (a *App) Check(ctx context.Context) ([]domain.Transition, error) {
 	for _, t := range r.done {
 		transitionsApplied.WithLabelValues(t.Kind, t.To).Inc()
 	}
-	a.countProposals(ctx)
+	go a.countProposals(context.WithoutCancel(ctx))
 	return r.done, nil
 }
 
+// countProposals refreshes the proposals-by-status gauge after a check,
+// off the check's path: on the embedded backend each count scans the
+// collection, which would double a quiet check's time. One runs at a time.
 func (a *App) countProposals(ctx context.Context) {
-	counts := map[domain.ProposalStatus]float64{}
-	ps, err := a.repo.Proposals(ctx, domain.ProposalQuery{})
+	if !a.counting.CompareAndSwap(false, true) {
+		return
+	}
+	defer a.counting.Store(false)
+	counts, err := a.repo.CountProposals(ctx)
 	if err != nil {
 		return
 	}
-	for _, p := range ps {
-		counts[p.Status]++
-	}
 	for _, s := range domain.ProposalStatuses {
-		proposalsByStatus.WithLabelValues(string(s)).Set(counts[s])
+		proposalsByStatus.WithLabelValues(string(s)).Set(float64(counts[s]))
 	}
 }
 

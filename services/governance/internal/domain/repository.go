@@ -47,6 +47,8 @@ type Repository interface {
 	Proposal(ctx context.Context, id string) (*Proposal, error)
 	ChangeProposal(ctx context.Context, id string, fn func(*Proposal) ([]Event, error)) (Proposal, error)
 	Proposals(ctx context.Context, q ProposalQuery) ([]Proposal, error)
+	// CountProposals counts proposals by status, over all proposals.
+	CountProposals(ctx context.Context) (map[ProposalStatus]int64, error)
 	// DueProposals are the undecided proposals whose next deadline is at
 	// or before now, and the passed recalls not yet applied.
 	DueProposals(ctx context.Context, now time.Time) ([]Proposal, error)

@@ -212,3 +212,16 @@ func findProposals(ctx context.Context, coll *mongo.Collection, f bson.M, opts *
 	}
 	return out, nil
 }
+
+// CountProposals counts proposals in each status.
+func (s *Store) CountProposals(ctx context.Context) (map[domain.ProposalStatus]int64, error) {
+	out := map[domain.ProposalStatus]int64{}
+	for _, st := range domain.ProposalStatuses {
+		n, err := s.proposals.Collection().CountDocuments(ctx, bson.M{"status": string(st)})
+		if err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, nil
+}
