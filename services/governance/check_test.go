@@ -220,4 +220,3 @@ func walk(v any, fn func(key string, v any)) {
 	}
 	rec("", v)
 }
-
