@@ -8,6 +8,7 @@ require (
 	sharedworld.dev/proto v0.0.0
 	sharedworld.dev/services/bulletin v0.0.0
 	sharedworld.dev/services/docs v0.0.0
+	sharedworld.dev/services/governance v0.0.0
 	sharedworld.dev/services/identity v0.0.0
 	sharedworld.dev/services/plots-storage v0.0.0
 	sharedworld.dev/services/tickets v0.0.0
@@ -106,6 +107,7 @@ replace (
 	sharedworld.dev/proto => ../proto
 	sharedworld.dev/services/bulletin => ../services/bulletin
 	sharedworld.dev/services/docs => ../services/docs
+	sharedworld.dev/services/governance => ../services/governance
 	sharedworld.dev/services/identity => ../services/identity
 	sharedworld.dev/services/plots-storage => ../services/plots-storage
 	sharedworld.dev/services/tickets => ../services/tickets

@@ -14,6 +14,7 @@ import (
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/services/bulletin"
 	"sharedworld.dev/services/docs"
+	"sharedworld.dev/services/governance"
 	"sharedworld.dev/services/identity"
 	plotsstorage "sharedworld.dev/services/plots-storage"
 	"sharedworld.dev/services/tickets"
@@ -42,6 +43,8 @@ var Table = []Entry{
 		"/api/world/plots", "/api/world/storage", "/api/world/continuity"}},
 	{Unit: tickets.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
 		"/api/world/tickets", "/api/admin/tickets"}},
+	{Unit: governance.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
+		"/api/world/governance", "/api/world/elections", "/api/admin/governance"}},
 	{Unit: bulletin.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
 		"/", "/api/world/bulletin", "/api/world/events", "/api/admin/announcements"}},
 	{Unit: docs.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{

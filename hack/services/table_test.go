@@ -16,7 +16,8 @@ func TestOwnerMatchesWholeSegmentsLongestFirst(t *testing.T) {
 		"/dev/idp/register":                  "identity",
 		"/openapi.json":                      "docs",
 		"/.well-known/world.json":            "docs",
-		"/api/world/governance/proposals":    "bulletin", // unclaimed paths reach the catch-all
+		"/api/world/governance/proposals":    "governance",
+		"/api/world/nowhere":                 "bulletin", // unclaimed paths reach the catch-all
 		"/api/admin/announcements/ann_1/pin": "bulletin",
 	} {
 		e, ok := Owner(path)

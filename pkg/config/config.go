@@ -102,6 +102,9 @@ type Common struct {
 	RemoteVerify           bool              `env:"WORLD_IDP_REMOTE_VERIFY" envDefault:"false"`
 	RevocationRefreshSec   int               `env:"WORLD_IDP_REVOCATION_REFRESH_SECONDS" envDefault:"30"`
 	RequireSignatures      bool              `env:"WORLD_REQUIRE_REQUEST_SIGNATURES" envDefault:"false"`
+	// DataDir is where a host keeps local state (the local runner's data
+	// directory, where services keep generated secrets); empty in a deployment.
+	DataDir string `env:"WORLD_DATA_DIR"`
 	// DevIDP turns on the development identity provider (identity serves it; off in production).
 	DevIDP bool `env:"WORLD_DEV_IDP" envDefault:"false"`
 }
