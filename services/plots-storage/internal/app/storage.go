@@ -75,8 +75,8 @@ func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Re
 	}
 	for range commitAttempts {
 		r, err := a.commitWrite(ctx, who, next)
-		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) {
-			continue // another writer changed the file first: read again
+		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) || errors.Is(err, errHoldLapsed) {
+			continue // another writer changed the file first, or this one was too slow: read again
 		}
 		if err != nil {
 			a.dropBlob(ctx, next.BlobID)
@@ -90,18 +90,23 @@ func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Re
 // errResized ends a commit whose file changed after its quota was reserved.
 var errResized = errors.New("the file changed since the reservation")
 
-// commitWrite makes next the file's head: reserve the quota the change from
-// the head as read needs, switch the head if it is still that one (with the
-// garden event, on the commons), and give the reservation back if the
-// switch does not happen. The reservation is taken and given back outside
-// the file's change, which holds no other record.
+// errHoldLapsed ends a commit whose hold lapsed before its file landed: the
+// hold may be settled as lost by now, so the file must not land under it.
+var errHoldLapsed = errors.New("the quota hold lapsed before the write")
+
+// commitWrite makes next the file's head: hold the quota the change from
+// the head as read needs, switch the head if it is still that one (naming
+// the hold, with the garden event on the commons), then confirm the hold,
+// or give it back if the switch does not happen. The hold is taken and
+// settled outside the file's change, which holds no other record; a crash
+// in between leaves it to be settled by the head (domain/hold.go).
 func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.File) (Receipt, error) {
 	cur, err := a.Files.Head(ctx, next.PlotID, next.Tenancy, next.Path)
 	if err != nil {
 		return Receipt{}, err
 	}
-	change := domain.WriteChange(next.Size, cur.Size, cur.Exists())
-	usage, err := a.reserve(ctx, next.Tenancy, change)
+	hold := a.newHold(next.PlotID, next.Path, domain.WriteChange(next.Size, cur.Size, cur.Exists()))
+	usage, err := a.reserve(ctx, next.Tenancy, hold, cur.Hold)
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -111,9 +116,13 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 		if f.Version != cur.Version {
 			return nil, errResized
 		}
+		if a.Clock.Now().After(hold.Until) {
+			return nil, errHoldLapsed
+		}
 		replaced = *f
 		*f = next
 		f.Version = replaced.Version
+		f.Hold = hold.ID
 		if next.PlotID != domain.CommonsPlotID {
 			return nil, nil
 		}
@@ -122,9 +131,10 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 			AgentName: who.Name, Files: usage.Files, At: next.WrittenAt}}, nil
 	})
 	if err != nil {
-		a.release(ctx, next.PlotID, next.Tenancy, change)
+		a.release(ctx, next.Tenancy, hold)
 		return Receipt{}, err
 	}
+	a.confirm(ctx, next.Tenancy, hold)
 	if replaced.Exists() {
 		a.dropBlob(ctx, replaced.BlobID)
 	}
@@ -229,7 +239,7 @@ func (a *App) Delete(ctx context.Context, who domain.Agent, plotID, path string)
 	case err != nil:
 		return domain.File{}, err
 	}
-	a.account(ctx, plot.ID, plot.Tenancy, domain.DeleteChange(deleted.Size))
+	a.account(ctx, plot.ID, plot.Tenancy, domain.DeleteChange(deleted.Size), deleted.Hold)
 	a.dropBlob(ctx, deleted.BlobID)
 	return deleted, nil
 }
