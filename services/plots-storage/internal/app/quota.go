@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -63,16 +64,24 @@ func (a *App) newHold(plotID, path string, change domain.Change) domain.Hold {
 }
 
 // reserve takes h's room from the tenancy's quota and returns the usage
-// after it (413 with the reason when the quota refuses). landed is the hold
-// the head the write read names: that head proves its write landed, and
-// confirming it here keeps it from being taken for a lost one once the
-// head is overwritten.
-func (a *App) reserve(ctx context.Context, tenancy string, h domain.Hold, landed string) (domain.Usage, error) {
+// after it (413 with the reason when the quota refuses) and, on the
+// commons, the write's date in the order of the holds (Account.Stamp; zero
+// elsewhere). landed is the hold the head the write read names: that head
+// proves its write landed, and confirming it here keeps it from being taken
+// for a lost one once the head is overwritten.
+func (a *App) reserve(ctx context.Context, tenancy string, h domain.Hold, landed string) (domain.Usage, time.Time, error) {
+	var at time.Time
 	acc, err := a.changeAccount(ctx, tenancy, a.lapsed, func(acc *domain.Account) error {
 		acc.Confirm(landed)
-		return acc.Reserve(h)
+		if err := acc.Reserve(h); err != nil {
+			return err
+		}
+		if h.PlotID == domain.CommonsPlotID {
+			at = acc.Stamp(a.Clock.Now())
+		}
+		return nil
 	})
-	return acc.Usage, err
+	return acc.Usage, at, err
 }
 
 // confirm forgets a hold whose write landed. A failure costs nothing but

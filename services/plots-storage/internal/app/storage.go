@@ -106,9 +106,12 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 		return Receipt{}, err
 	}
 	hold := a.newHold(next.PlotID, next.Path, domain.WriteChange(next.Size, cur.Size, cur.Exists()))
-	usage, err := a.reserve(ctx, next.Tenancy, hold, cur.Hold)
+	usage, at, err := a.reserve(ctx, next.Tenancy, hold, cur.Hold)
 	if err != nil {
 		return Receipt{}, err
+	}
+	if !at.IsZero() {
+		next.WrittenAt = at
 	}
 	var verb domain.Verb
 	var replaced domain.File

@@ -1,6 +1,10 @@
 package domain
 
-import "time"
+import (
+	"time"
+
+	"sharedworld.dev/pkg/clock"
+)
 
 // A write takes its room from the quota before it writes its file, and a
 // crash in between must not keep that room for good. So each reservation
@@ -34,6 +38,23 @@ func (h Hold) Lapsed(now time.Time) bool { return now.After(h.Until.Add(HoldGrac
 type Account struct {
 	Usage
 	Holds []Hold
+	// Stamped is the time of the last write Stamp dated.
+	Stamped time.Time
+}
+
+// Stamp dates a write taken on the account at now: later than every write
+// it dated before, by a stored time's precision at least. A garden event
+// carries the file count its hold saw and the bulletin keeps the latest
+// event's count, so the garden's events must be dated in the order their
+// holds were taken; two writers dating themselves before taking their
+// holds could otherwise leave the latest date on the smaller count.
+func (a *Account) Stamp(now time.Time) time.Time {
+	at := clock.Stored(now)
+	if !at.After(a.Stamped) {
+		at = a.Stamped.Add(clock.Precision)
+	}
+	a.Stamped = at
+	return at
 }
 
 // Reserve takes h's room if the quota admits it (413 otherwise) and records

@@ -61,3 +61,16 @@ func TestHoldsAreRefusedPastTheQuota(t *testing.T) {
 		t.Fatalf("a refused hold leaves nothing: %+v", a)
 	}
 }
+
+func TestStampDatesWritesInTheOrderOfTheirHolds(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 9, 0, 0, 123456789, time.UTC)
+	var a Account
+	first, second, third := a.Stamp(now), a.Stamp(now), a.Stamp(now.Add(-time.Second))
+	if !first.Equal(now.Truncate(time.Millisecond)) || second.Sub(first) != time.Millisecond || third.Sub(second) != time.Millisecond {
+		t.Fatalf("writes of one millisecond, and one dated earlier, are dated apart and in order: %v %v %v", first, second, third)
+	}
+	if later := a.Stamp(now.Add(time.Hour)); !later.Equal(now.Add(time.Hour).Truncate(time.Millisecond)) {
+		t.Fatalf("a later write keeps its own time: %v", later)
+	}
+}

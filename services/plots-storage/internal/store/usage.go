@@ -21,6 +21,7 @@ type usageDoc struct {
 	Bytes   int64     `bson:"bytes_used"`
 	Files   int64     `bson:"files_used"`
 	Holds   []holdDoc `bson:"holds"` // all of them, none too: an update sets every field
+	Stamped time.Time `bson:"stamped_at"`
 }
 
 type holdDoc struct {
@@ -35,7 +36,7 @@ type holdDoc struct {
 func (d usageDoc) usage() domain.Usage { return domain.Usage{Bytes: d.Bytes, Files: d.Files} }
 
 func (d usageDoc) account() domain.Account {
-	a := domain.Account{Usage: d.usage()}
+	a := domain.Account{Usage: d.usage(), Stamped: d.Stamped}
 	for _, h := range d.Holds {
 		a.Holds = append(a.Holds, domain.Hold{ID: h.ID, PlotID: h.PlotID, Path: h.Path,
 			Change: domain.Change{Bytes: h.Bytes, Files: h.Files}, Until: h.Until})
@@ -44,7 +45,7 @@ func (d usageDoc) account() domain.Account {
 }
 
 func usageDocOf(tenancy string, a domain.Account) usageDoc {
-	d := usageDoc{Tenancy: tenancy, Bytes: a.Bytes, Files: a.Files}
+	d := usageDoc{Tenancy: tenancy, Bytes: a.Bytes, Files: a.Files, Stamped: a.Stamped}
 	for _, h := range a.Holds {
 		d.Holds = append(d.Holds, holdDoc{ID: h.ID, PlotID: h.PlotID, Path: h.Path,
 			Bytes: h.Change.Bytes, Files: h.Change.Files, Until: h.Until})
