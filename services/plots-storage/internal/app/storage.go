@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"sharedworld.dev/pkg/clock"
@@ -78,7 +79,7 @@ func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Re
 		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) || errors.Is(err, errHoldLapsed) {
 			continue // another writer changed the file first, or this one was too slow: read again
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errUncertain) {
 			a.dropBlob(ctx, next.BlobID)
 		}
 		return r, err
@@ -93,6 +94,9 @@ var errResized = errors.New("the file changed since the reservation")
 // errHoldLapsed ends a commit whose hold lapsed before its file landed: the
 // hold may be settled as lost by now, so the file must not land under it.
 var errHoldLapsed = errors.New("the quota hold lapsed before the write")
+
+// errUncertain marks a failed head change the database may have applied.
+var errUncertain = errors.New("the write's outcome is unknown")
 
 // commitWrite makes next the file's head: hold the quota the change from
 // the head as read needs, switch the head if it is still that one (naming
@@ -133,9 +137,15 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 		return []domain.Event{domain.GardenChanged{Verb: verb, Path: next.Path, AgentID: who.ID,
 			AgentName: who.Name, Files: usage.Files, At: next.WrittenAt}}, nil
 	})
-	if err != nil {
-		a.release(ctx, next.Tenancy, hold)
+	switch {
+	case errors.Is(err, errResized) || errors.Is(err, errHoldLapsed) || errors.Is(err, domain.ErrBusy):
+		a.release(ctx, next.Tenancy, hold) // refused: the head is not this write's
 		return Receipt{}, err
+	case err != nil:
+		// The database may have taken the head all the same (an answer
+		// lost on the way back): the hold stays, and its head settles it
+		// once it lapses; the content stays too.
+		return Receipt{}, fmt.Errorf("%w: %w", errUncertain, err)
 	}
 	a.confirm(ctx, next.Tenancy, hold)
 	if replaced.Exists() {
