@@ -32,17 +32,12 @@ type Count struct {
 }
 
 // OK reports whether nothing acknowledged was lost and every projection
-// shows exactly what is stored, once.
-//
-// The garden counter is the one exception: it is the commons' file count
-// that plots-storage puts in each garden event, taken from its quota
-// record, and plots-storage reserves quota before it writes the file and
-// lets a reservation outlive a crash between the two (its usage errs on
-// the high side, so the quota stays safe). The bulletin shows that count
-// faithfully, so it may exceed the files stored, never fall short.
+// shows exactly what is stored, once. The garden counter too: it is the
+// commons' file count that plots-storage puts in each garden event, taken
+// from its quota record; a reservation a crash cut off before its file is
+// settled at the next start, so the count equals the garden files stored.
 func (c Count) OK() bool {
-	counted := c.Counter == c.Stored || c.Kind == KindGarden && c.Counter > c.Stored
-	return len(c.Lost) == 0 && len(c.Unprojected) == 0 && len(c.Foreign) == 0 && c.FeedDup == 0 && counted
+	return len(c.Lost) == 0 && len(c.Unprojected) == 0 && len(c.Foreign) == 0 && c.FeedDup == 0 && c.Counter == c.Stored
 }
 
 func (c Count) String() string {

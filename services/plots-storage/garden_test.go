@@ -2,8 +2,11 @@ package plotsstorage_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
+	"slices"
 	"testing"
+	"time"
 
 	"sharedworld.dev/pkg/testkit"
 	catalog "sharedworld.dev/proto"
@@ -122,4 +125,40 @@ func TestGardenRefusals(t *testing.T) {
 	w.read(t, nil, commons, "/garden/ada/poem.md").ExpectStatus(t, 200)
 	// Permissions of the commons belong to nobody who can call.
 	w.do(t, http.MethodGet, "/api/world/plots/plot_0_0/permissions", nil, ada.Headers()).ExpectError(t, 403, "permission_denied")
+}
+
+// The bulletin keeps the garden_files of the latest garden event, so the
+// events must be dated in the order their writes took their quota holds:
+// writers planting at once get dates apart, and the latest carries the
+// count of every file planted.
+func TestGardenEventsAreDatedInTheOrderOfTheirCounts(t *testing.T) {
+	w := newWorld(t)
+	log := w.watchPlots(t)
+	ada := w.citizen("Ada")
+	const n = 12
+	statuses := concurrently(n, func(i int) int {
+		return w.write(t, ada, commons, fmt.Sprintf("/garden/ada/%02d.md", i), []byte("x")).Status
+	})
+	if count(statuses, 201) != n {
+		t.Fatalf("plantings answered %v", statuses)
+	}
+	type dated struct {
+		at    time.Time
+		files int64
+	}
+	var got []dated
+	for _, e := range log.waitFor(t, catalog.TypeGardenPlanted, n) {
+		m, err := e.Decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*plotsv1.GardenPlanted)
+		got = append(got, dated{g.GetAt().AsTime(), g.GetGardenFiles()})
+	}
+	slices.SortFunc(got, func(a, b dated) int { return a.at.Compare(b.at) })
+	for i, d := range got {
+		if d.files != int64(i+1) || i > 0 && !d.at.After(got[i-1].at) {
+			t.Fatalf("garden events by date: %+v; want dates apart carrying 1..%d files", got, n)
+		}
+	}
 }

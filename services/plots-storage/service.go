@@ -60,7 +60,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		}
 	}
 	s.app = &app.App{Plots: plots, Permissions: store.NewPermissions(deps.DB), Usage: usage, Files: files, Backups: backups,
-		Sealer: seal.New(opts.Seal), Clock: deps.Clock, Log: deps.Logger}
+		Sealer: seal.New(opts.Seal), Clock: deps.Clock, Log: deps.Logger, SoleWriter: deps.DB.Exclusive()}
 	if err := s.app.EnsureCommons(ctx); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,9 @@ type App struct {
 	Sealer      seal.Sealer
 	Clock       clock.Clock
 	Log         *slog.Logger
+	// SoleWriter says this process is the database's only writer (the
+	// embedded backend): at its start no write of another can be in flight.
+	SoleWriter bool
 }
 
 // errCommonsHeld ends EnsureCommons' change when the commons exists.
@@ -47,8 +50,11 @@ func (a *App) EnsureCommons(ctx context.Context) error {
 }
 
 // Repair removes what a crash between releasing a plot and deleting its
-// files left behind.
+// files left behind, and settles the quota holds of writes a crash cut off.
 func (a *App) Repair(ctx context.Context) error {
+	if err := a.SettleHolds(ctx); err != nil {
+		return err
+	}
 	cutoff := a.Clock.Now().Add(-time.Minute)
 	live, err := a.Plots.Tenancies(ctx)
 	if err != nil {

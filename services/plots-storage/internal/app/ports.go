@@ -43,7 +43,11 @@ type Usage interface {
 	// Change runs fn on the usage (zero when never counted); fn's error
 	// leaves it as it was.
 	Change(ctx context.Context, tenancy string, fn func(*domain.Usage) error) (domain.Usage, error)
+	// Account is Change on the usage with its holds.
+	Account(ctx context.Context, tenancy string, fn func(*domain.Account) error) (domain.Account, error)
 	Current(ctx context.Context, tenancy string) (domain.Usage, error)
+	// Holding lists the tenancies that record holds.
+	Holding(ctx context.Context) ([]string, error)
 	DeleteTenancy(ctx context.Context, tenancy string) error
 }
 

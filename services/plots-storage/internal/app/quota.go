@@ -2,34 +2,153 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
-// reserve takes the room change needs from the tenancy's quota and returns
-// the usage after it (413 with the reason when the quota refuses).
-func (a *App) reserve(ctx context.Context, tenancy string, change domain.Change) (domain.Usage, error) {
-	return a.Usage.Change(ctx, tenancy, func(u *domain.Usage) error { return u.Take(change) })
+// A write's room is a hold on its tenancy's account (domain/hold.go): taken
+// before the file is written, confirmed once the file's head names it, and
+// given back when the write fails. A crash in between leaves the hold
+// recorded; the account's next change settles it once it has lapsed, and
+// the start of a process that is the database's only writer settles every
+// hold at once, since none of their writers can be alive.
+
+// errUndecided ends an account change that met holds to settle whose heads
+// were not read yet: they are read outside the account's lock (no lock is
+// held while another is taken) and the change runs again.
+var errUndecided = errors.New("holds to settle")
+
+// changeAccount runs fn on the tenancy's account after settling the holds
+// dead says are over: a hold whose file's head names it landed and keeps
+// its room, any other gives it back.
+func (a *App) changeAccount(ctx context.Context, tenancy string, dead func(domain.Hold) bool,
+	fn func(*domain.Account) error) (domain.Account, error) {
+	landed := map[string]bool{}
+	for {
+		var undecided []domain.Hold
+		acc, err := a.Usage.Account(ctx, tenancy, func(acc *domain.Account) error {
+			if undecided = acc.Settle(dead, landed); len(undecided) > 0 {
+				return errUndecided
+			}
+			return fn(acc)
+		})
+		if !errors.Is(err, errUndecided) {
+			return acc, err
+		}
+		// Each round decides at least one hold more, so this ends.
+		for _, h := range undecided {
+			head, err := a.Files.Head(ctx, h.PlotID, tenancy, h.Path)
+			if err != nil {
+				return domain.Account{}, fmt.Errorf("settle a quota hold: %w", err)
+			}
+			landed[h.ID] = head.Hold == h.ID
+		}
+	}
 }
 
-// release gives a reservation back.
-func (a *App) release(ctx context.Context, plotID, tenancy string, change domain.Change) {
-	a.account(ctx, plotID, tenancy, change.Negate())
+// lapsed is the dead hold of a live world: one whose write can no longer land.
+func (a *App) lapsed(h domain.Hold) bool { return h.Lapsed(a.Clock.Now()) }
+
+// newHold is a hold of change for the file at path, lasting domain.HoldLife.
+func (a *App) newHold(plotID, path string, change domain.Change) domain.Hold {
+	id := make([]byte, 12)
+	_, _ = rand.Read(id) // crypto/rand.Read never fails (Go ≥ 1.24)
+	return domain.Hold{ID: "hold_" + hex.EncodeToString(id), PlotID: plotID, Path: path, Change: change,
+		Until: a.Clock.Now().Add(domain.HoldLife)}
 }
 
-// account applies a change that needs no room (space given back). A
-// failure leaves the usage overstated, never understated, so the quota
-// stays safe.
-func (a *App) account(ctx context.Context, plotID, tenancy string, change domain.Change) {
-	if change == (domain.Change{}) {
+// reserve takes h's room from the tenancy's quota and returns the usage
+// after it (413 with the reason when the quota refuses) and, on the
+// commons, the write's date in the order of the holds (Account.Stamp; zero
+// elsewhere). landed is the hold the head the write read names: that head
+// proves its write landed, and confirming it here keeps it from being taken
+// for a lost one once the head is overwritten.
+func (a *App) reserve(ctx context.Context, tenancy string, h domain.Hold, landed string) (domain.Usage, time.Time, error) {
+	var at time.Time
+	acc, err := a.changeAccount(ctx, tenancy, a.lapsed, func(acc *domain.Account) error {
+		acc.Confirm(landed)
+		if err := acc.Reserve(h); err != nil {
+			return err
+		}
+		if h.PlotID == domain.CommonsPlotID {
+			at = acc.Stamp(a.Clock.Now())
+		}
+		return nil
+	})
+	return acc.Usage, at, err
+}
+
+// confirm forgets a hold whose write landed. A failure costs nothing but
+// the record: the head names the hold, and settling it later keeps its room.
+func (a *App) confirm(ctx context.Context, tenancy string, h domain.Hold) {
+	if h.ID == "" || h.Change == (domain.Change{}) {
 		return
 	}
 	bg, cancel := background(ctx)
 	defer cancel()
-	if _, err := a.Usage.Change(bg, tenancy, func(u *domain.Usage) error { u.Apply(change); return nil }); err != nil {
+	if _, err := a.changeAccount(bg, tenancy, a.lapsed, func(acc *domain.Account) error { acc.Confirm(h.ID); return nil }); err != nil {
+		a.Log.Warn("could not confirm a quota hold; it is settled later", slog.String("hold", h.ID), slog.String("error", err.Error()))
+	}
+}
+
+// release gives back the room of a hold whose write did not land. A
+// failure leaves the hold recorded, and settling it once it lapsed gives
+// the room back then.
+func (a *App) release(ctx context.Context, tenancy string, h domain.Hold) {
+	if h.ID == "" || h.Change == (domain.Change{}) {
+		return
+	}
+	bg, cancel := background(ctx)
+	defer cancel()
+	if _, err := a.changeAccount(bg, tenancy, a.lapsed, func(acc *domain.Account) error { acc.Release(h.ID); return nil }); err != nil {
+		a.Log.Warn("could not give a quota hold back; it is settled once it lapses",
+			slog.String("hold", h.ID), slog.String("error", err.Error()))
+	}
+}
+
+// account applies a change that needs no room (space given back) and
+// confirms the hold of the head it removed. A failure leaves the usage
+// overstated, never understated, so the quota stays safe.
+func (a *App) account(ctx context.Context, plotID, tenancy string, change domain.Change, landed string) {
+	if change == (domain.Change{}) && landed == "" {
+		return
+	}
+	bg, cancel := background(ctx)
+	defer cancel()
+	if _, err := a.changeAccount(bg, tenancy, a.lapsed, func(acc *domain.Account) error {
+		acc.Confirm(landed)
+		acc.Apply(change)
+		return nil
+	}); err != nil {
 		a.Log.Error("could not give quota back; the plot's usage overstates by it",
 			slog.String("plot_id", plotID), slog.Int64("bytes", -change.Bytes), slog.Int64("files", -change.Files),
 			slog.String("error", err.Error()))
 	}
+}
+
+// SettleHolds settles the holds of every tenancy that records some: those
+// that lapsed, or all of them when this process is the database's only
+// writer and has not served yet (nothing it did is in flight, and no other
+// process writes).
+func (a *App) SettleHolds(ctx context.Context) error {
+	tenancies, err := a.Usage.Holding(ctx)
+	if err != nil {
+		return err
+	}
+	dead := a.lapsed
+	if a.SoleWriter {
+		dead = func(domain.Hold) bool { return true }
+	}
+	for _, t := range tenancies {
+		if _, err := a.changeAccount(ctx, t, dead, func(*domain.Account) error { return nil }); err != nil {
+			return fmt.Errorf("settle the quota holds of %s: %w", t, err)
+		}
+	}
+	return nil
 }

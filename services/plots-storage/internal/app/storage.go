@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"sharedworld.dev/pkg/clock"
@@ -75,10 +76,10 @@ func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Re
 	}
 	for range commitAttempts {
 		r, err := a.commitWrite(ctx, who, next)
-		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) {
-			continue // another writer changed the file first: read again
+		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) || errors.Is(err, errHoldLapsed) {
+			continue // another writer changed the file first, or this one was too slow: read again
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errUncertain) {
 			a.dropBlob(ctx, next.BlobID)
 		}
 		return r, err
@@ -90,20 +91,31 @@ func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Re
 // errResized ends a commit whose file changed after its quota was reserved.
 var errResized = errors.New("the file changed since the reservation")
 
-// commitWrite makes next the file's head: reserve the quota the change from
-// the head as read needs, switch the head if it is still that one (with the
-// garden event, on the commons), and give the reservation back if the
-// switch does not happen. The reservation is taken and given back outside
-// the file's change, which holds no other record.
+// errHoldLapsed ends a commit whose hold lapsed before its file landed: the
+// hold may be settled as lost by now, so the file must not land under it.
+var errHoldLapsed = errors.New("the quota hold lapsed before the write")
+
+// errUncertain marks a failed head change the database may have applied.
+var errUncertain = errors.New("the write's outcome is unknown")
+
+// commitWrite makes next the file's head: hold the quota the change from
+// the head as read needs, switch the head if it is still that one (naming
+// the hold, with the garden event on the commons), then confirm the hold,
+// or give it back if the switch does not happen. The hold is taken and
+// settled outside the file's change, which holds no other record; a crash
+// in between leaves it to be settled by the head (domain/hold.go).
 func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.File) (Receipt, error) {
 	cur, err := a.Files.Head(ctx, next.PlotID, next.Tenancy, next.Path)
 	if err != nil {
 		return Receipt{}, err
 	}
-	change := domain.WriteChange(next.Size, cur.Size, cur.Exists())
-	usage, err := a.reserve(ctx, next.Tenancy, change)
+	hold := a.newHold(next.PlotID, next.Path, domain.WriteChange(next.Size, cur.Size, cur.Exists()))
+	usage, at, err := a.reserve(ctx, next.Tenancy, hold, cur.Hold)
 	if err != nil {
 		return Receipt{}, err
+	}
+	if !at.IsZero() {
+		next.WrittenAt = at
 	}
 	var verb domain.Verb
 	var replaced domain.File
@@ -111,9 +123,13 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 		if f.Version != cur.Version {
 			return nil, errResized
 		}
+		if a.Clock.Now().After(hold.Until) {
+			return nil, errHoldLapsed
+		}
 		replaced = *f
 		*f = next
 		f.Version = replaced.Version
+		f.Hold = hold.ID
 		if next.PlotID != domain.CommonsPlotID {
 			return nil, nil
 		}
@@ -121,10 +137,17 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 		return []domain.Event{domain.GardenChanged{Verb: verb, Path: next.Path, AgentID: who.ID,
 			AgentName: who.Name, Files: usage.Files, At: next.WrittenAt}}, nil
 	})
-	if err != nil {
-		a.release(ctx, next.PlotID, next.Tenancy, change)
+	switch {
+	case errors.Is(err, errResized) || errors.Is(err, errHoldLapsed) || errors.Is(err, domain.ErrBusy):
+		a.release(ctx, next.Tenancy, hold) // refused: the head is not this write's
 		return Receipt{}, err
+	case err != nil:
+		// The database may have taken the head all the same (an answer
+		// lost on the way back): the hold stays, and its head settles it
+		// once it lapses; the content stays too.
+		return Receipt{}, fmt.Errorf("%w: %w", errUncertain, err)
 	}
+	a.confirm(ctx, next.Tenancy, hold)
 	if replaced.Exists() {
 		a.dropBlob(ctx, replaced.BlobID)
 	}
@@ -229,7 +252,7 @@ func (a *App) Delete(ctx context.Context, who domain.Agent, plotID, path string)
 	case err != nil:
 		return domain.File{}, err
 	}
-	a.account(ctx, plot.ID, plot.Tenancy, domain.DeleteChange(deleted.Size))
+	a.account(ctx, plot.ID, plot.Tenancy, domain.DeleteChange(deleted.Size), deleted.Hold)
 	a.dropBlob(ctx, deleted.BlobID)
 	return deleted, nil
 }

@@ -16,6 +16,9 @@ type File struct {
 	WrittenAt   time.Time
 	WrittenBy   string
 	BlobID      string
+	// Hold is the id of the quota hold the write of this version took
+	// (empty when it took none): it proves that write landed.
+	Hold string
 }
 
 // Exists reports whether the head was read from a stored file (storage

@@ -30,17 +30,18 @@ type fileDoc struct {
 	WrittenAt   time.Time `bson:"written_at"`
 	WrittenBy   string    `bson:"written_by"`
 	BlobID      string    `bson:"blob_id"`
+	Hold        string    `bson:"hold"`
 }
 
 func (d fileDoc) file() domain.File {
 	return domain.File{PlotID: d.PlotID, Tenancy: d.Tenancy, Path: d.Path, Version: d.Version, Size: d.Size,
-		Hash: d.Hash, ContentType: d.ContentType, WrittenAt: d.WrittenAt, WrittenBy: d.WrittenBy, BlobID: d.BlobID}
+		Hash: d.Hash, ContentType: d.ContentType, WrittenAt: d.WrittenAt, WrittenBy: d.WrittenBy, BlobID: d.BlobID, Hold: d.Hold}
 }
 
 func fileDocOf(f domain.File) fileDoc {
 	return fileDoc{ID: fileID(f.PlotID, f.Tenancy, f.Path), PlotID: f.PlotID, Tenancy: f.Tenancy, Path: f.Path,
 		Version: f.Version, Size: f.Size, Hash: f.Hash, ContentType: f.ContentType, WrittenAt: f.WrittenAt,
-		WrittenBy: f.WrittenBy, BlobID: f.BlobID}
+		WrittenBy: f.WrittenBy, BlobID: f.BlobID, Hold: f.Hold}
 }
 
 // fileID is a file's document id. ':' never occurs in a plot id, a tenancy

@@ -4,20 +4,54 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 // usageDoc is a tenancy's usage counters in one document, keyed by the
-// tenancy (a plot claimed anew starts from zero without anything reset).
+// tenancy (a plot claimed anew starts from zero without anything reset),
+// with the holds of writes not known to have landed: the counters and the
+// holds change together, in one document's write.
 type usageDoc struct {
-	Tenancy string `bson:"_id"`
-	Bytes   int64  `bson:"bytes_used"`
-	Files   int64  `bson:"files_used"`
+	Tenancy string    `bson:"_id"`
+	Bytes   int64     `bson:"bytes_used"`
+	Files   int64     `bson:"files_used"`
+	Holds   []holdDoc `bson:"holds"` // all of them, none too: an update sets every field
+	Stamped time.Time `bson:"stamped_at"`
+}
+
+type holdDoc struct {
+	ID     string    `bson:"id"`
+	PlotID string    `bson:"plot_id"`
+	Path   string    `bson:"path"`
+	Bytes  int64     `bson:"bytes"`
+	Files  int64     `bson:"files"`
+	Until  time.Time `bson:"until"`
 }
 
 func (d usageDoc) usage() domain.Usage { return domain.Usage{Bytes: d.Bytes, Files: d.Files} }
+
+func (d usageDoc) account() domain.Account {
+	a := domain.Account{Usage: d.usage(), Stamped: d.Stamped}
+	for _, h := range d.Holds {
+		a.Holds = append(a.Holds, domain.Hold{ID: h.ID, PlotID: h.PlotID, Path: h.Path,
+			Change: domain.Change{Bytes: h.Bytes, Files: h.Files}, Until: h.Until})
+	}
+	return a
+}
+
+func usageDocOf(tenancy string, a domain.Account) usageDoc {
+	d := usageDoc{Tenancy: tenancy, Bytes: a.Bytes, Files: a.Files, Stamped: a.Stamped}
+	for _, h := range a.Holds {
+		d.Holds = append(d.Holds, holdDoc{ID: h.ID, PlotID: h.PlotID, Path: h.Path,
+			Bytes: h.Change.Bytes, Files: h.Change.Files, Until: h.Until})
+	}
+	return d
+}
 
 // Usage keeps each tenancy's usage counters.
 type Usage struct {
@@ -30,11 +64,19 @@ func NewUsage(db *mongox.DB) *Usage {
 }
 
 // Change runs fn on the tenancy's usage (zero when never counted) and
-// stores the result; fn's error (a refused reservation) leaves it as it was.
+// stores the result; fn's error (a refused reservation) leaves it as it
+// was. Its holds stay as they are.
 func (s *Usage) Change(ctx context.Context, tenancy string, fn func(*domain.Usage) error) (domain.Usage, error) {
-	to := func(u domain.Usage) usageDoc { return usageDoc{Tenancy: tenancy, Bytes: u.Bytes, Files: u.Files} }
-	return change(ctx, s.docs, tenancy, func() domain.Usage { return domain.Usage{} }, to, usageDoc.usage,
-		func(u *domain.Usage) ([]domain.Event, error) { return nil, fn(u) })
+	a, err := s.Account(ctx, tenancy, func(a *domain.Account) error { return fn(&a.Usage) })
+	return a.Usage, err
+}
+
+// Account runs fn on the tenancy's usage with its holds and stores the
+// result; fn's error leaves it as it was.
+func (s *Usage) Account(ctx context.Context, tenancy string, fn func(*domain.Account) error) (domain.Account, error) {
+	to := func(a domain.Account) usageDoc { return usageDocOf(tenancy, a) }
+	return change(ctx, s.docs, tenancy, func() domain.Account { return domain.Account{} }, to, usageDoc.account,
+		func(a *domain.Account) ([]domain.Event, error) { return nil, fn(a) })
 }
 
 // Current returns a tenancy's usage.
@@ -47,6 +89,23 @@ func (s *Usage) Current(ctx context.Context, tenancy string) (domain.Usage, erro
 		return domain.Usage{}, fmt.Errorf("read usage: %w", err)
 	}
 	return d.usage(), nil
+}
+
+// Holding returns the tenancies that record holds. It reads every
+// tenancy's usage (one small document each), so it serves the sweep at
+// start, not a request.
+func (s *Usage) Holding(ctx context.Context) ([]string, error) {
+	docs, err := mongox.FindAll[usageDoc](ctx, s.docs.Collection(), bson.M{})
+	if err != nil {
+		return nil, fmt.Errorf("find usage with holds: %w", err)
+	}
+	var out []string
+	for _, d := range docs {
+		if len(d.Holds) > 0 {
+			out = append(out, d.Tenancy)
+		}
+	}
+	return out, nil
 }
 
 // DeleteTenancy removes an ended tenancy's counters.

@@ -1,0 +1,113 @@
+package domain
+
+import (
+	"time"
+
+	"sharedworld.dev/pkg/clock"
+)
+
+// A write takes its room from the quota before it writes its file, and a
+// crash in between must not keep that room for good. So each reservation
+// is a Hold recorded with the usage it was added to: the file's head names
+// the hold that wrote it, and a hold still recorded after it lapsed is
+// settled by that head, counted if it landed, given back if not.
+
+// HoldLife bounds a write: its file lands before its hold's Until or not at
+// all (the head's change refuses a lapsed hold).
+const HoldLife = time.Minute
+
+// HoldGrace is how long after Until a hold is still taken for alive: it
+// covers the time between the head's check of Until and its write reaching
+// the database.
+const HoldGrace = time.Minute
+
+// Hold is one write's reservation, for the file at Path of PlotID.
+type Hold struct {
+	ID     string
+	PlotID string
+	Path   string
+	Change Change
+	Until  time.Time
+}
+
+// Lapsed reports whether no write can land under h any more at now.
+func (h Hold) Lapsed(now time.Time) bool { return now.After(h.Until.Add(HoldGrace)) }
+
+// Account is a tenancy's usage with the holds whose writes are not known
+// to have landed. Usage counts every hold.
+type Account struct {
+	Usage
+	Holds []Hold
+	// Stamped is the time of the last write Stamp dated.
+	Stamped time.Time
+}
+
+// Stamp dates a write taken on the account at now: later than every write
+// it dated before, by a stored time's precision at least. A garden event
+// carries the file count its hold saw and the bulletin keeps the latest
+// event's count, so the garden's events must be dated in the order their
+// holds were taken; two writers dating themselves before taking their
+// holds could otherwise leave the latest date on the smaller count.
+func (a *Account) Stamp(now time.Time) time.Time {
+	at := clock.Stored(now)
+	if !at.After(a.Stamped) {
+		at = a.Stamped.Add(clock.Precision)
+	}
+	a.Stamped = at
+	return at
+}
+
+// Reserve takes h's room if the quota admits it (413 otherwise) and records
+// h until its write is known to have landed. A hold of no change needs no
+// record: nothing of it can be left behind.
+func (a *Account) Reserve(h Hold) error {
+	if err := a.Take(h.Change); err != nil {
+		return err
+	}
+	if h.ID != "" && h.Change != (Change{}) {
+		a.Holds = append(a.Holds, h)
+	}
+	return nil
+}
+
+// Confirm keeps the room of the hold id, whose write landed, and forgets
+// the hold. An unknown id (settled already, or never recorded) is nothing.
+func (a *Account) Confirm(id string) { a.drop(id) }
+
+// Release gives back the room of the hold id, whose write did not land.
+func (a *Account) Release(id string) {
+	if h, ok := a.drop(id); ok {
+		a.Apply(h.Change.Negate())
+	}
+}
+
+func (a *Account) drop(id string) (Hold, bool) {
+	for i, h := range a.Holds {
+		if h.ID == id {
+			a.Holds = append(a.Holds[:i:i], a.Holds[i+1:]...)
+			return h, true
+		}
+	}
+	return Hold{}, false
+}
+
+// Settle confirms or releases every hold landed decides (true: its file
+// landed) and returns the holds dead says are over that landed does not
+// decide yet: their heads must be read first.
+func (a *Account) Settle(dead func(Hold) bool, landed map[string]bool) (undecided []Hold) {
+	for _, h := range append([]Hold(nil), a.Holds...) {
+		if !dead(h) {
+			continue
+		}
+		did, known := landed[h.ID]
+		switch {
+		case !known:
+			undecided = append(undecided, h)
+		case did:
+			a.Confirm(h.ID)
+		default:
+			a.Release(h.ID)
+		}
+	}
+	return undecided
+}
