@@ -10,6 +10,7 @@ require (
 	sharedworld.dev/services/docs v0.0.0
 	sharedworld.dev/services/identity v0.0.0
 	sharedworld.dev/services/plots-storage v0.0.0
+	sharedworld.dev/services/messaging v0.0.0
 	sharedworld.dev/services/tickets v0.0.0
 )
 
@@ -108,5 +109,6 @@ replace (
 	sharedworld.dev/services/docs => ../services/docs
 	sharedworld.dev/services/identity => ../services/identity
 	sharedworld.dev/services/plots-storage => ../services/plots-storage
+	sharedworld.dev/services/messaging => ../services/messaging
 	sharedworld.dev/services/tickets => ../services/tickets
 )

@@ -15,6 +15,7 @@ import (
 	"sharedworld.dev/services/bulletin"
 	"sharedworld.dev/services/docs"
 	"sharedworld.dev/services/identity"
+	"sharedworld.dev/services/messaging"
 	plotsstorage "sharedworld.dev/services/plots-storage"
 	"sharedworld.dev/services/tickets"
 )
@@ -44,6 +45,9 @@ var Table = []Entry{
 		"/api/world/tickets", "/api/admin/tickets"}},
 	{Unit: bulletin.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
 		"/", "/api/world/bulletin", "/api/world/events", "/api/admin/announcements"}},
+	{Unit: messaging.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
+		"/api/world/message", "/api/world/messages", "/api/world/notifications", "/api/world/inbox",
+		"/api/admin/inbox", "/api/world/commons"}},
 	{Unit: docs.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
 		"/docs", "/openapi.json", "/agent.txt", "/safety", "/founding", "/.well-known/world.json"}},
 }

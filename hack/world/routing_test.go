@@ -20,9 +20,7 @@ import (
 var (
 	hostPaths      = []string{"GET /healthz", "GET /readyz"}
 	runnerPaths    = []string{"POST /api/admin/clock"}
-	notYetPrefixes = []string{"/api/world/governance", "/api/world/elections", "/api/admin/governance",
-		"/api/world/message", "/api/world/messages", "/api/world/notifications", "/api/world/inbox",
-		"/api/admin/inbox", "/api/world/commons"}
+	notYetPrefixes = []string{"/api/world/governance", "/api/world/elections", "/api/admin/governance"}
 )
 
 var param = regexp.MustCompile(`\{[^}]+\}|:[^/]+`)

@@ -3,8 +3,8 @@ package messaging_test
 import (
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"sharedworld.dev/pkg/testkit"
 )
@@ -26,15 +26,16 @@ func TestSection8SendValidatesBeforeWriting(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"missing to_agent_id", map[string]any{"content": "x", "encryption_key": "k"}, 400, "invalid_request"},
-		{"missing content", map[string]any{"to_agent_id": bob.ID, "encryption_key": "k"}, 400, "invalid_request"},
-		{"missing encryption_key", map[string]any{"to_agent_id": bob.ID, "content": "x"}, 400, "invalid_request"},
-		{"wrong type", map[string]any{"to_agent_id": 7, "content": "x", "encryption_key": "k"}, 400, "invalid_request"},
+		{"missing to_agent_id", map[string]any{"subject": "s", "content": "x", "encryption_key": "k"}, 400, "invalid_request"},
+		{"missing subject", map[string]any{"to_agent_id": bob.ID, "content": "x", "encryption_key": "k"}, 400, "invalid_request"},
+		{"missing content", map[string]any{"to_agent_id": bob.ID, "subject": "s", "encryption_key": "k"}, 400, "invalid_request"},
+		{"missing encryption_key", map[string]any{"to_agent_id": bob.ID, "subject": "s", "content": "x"}, 400, "invalid_request"},
+		{"wrong type", map[string]any{"to_agent_id": 7, "subject": "s", "content": "x", "encryption_key": "k"}, 400, "invalid_request"},
 		{"subject over 200", map[string]any{"to_agent_id": bob.ID, "subject": strings.Repeat("é", 201), "content": "x", "encryption_key": "k"}, 422, "validation_failed"},
-		{"content over 10000", map[string]any{"to_agent_id": bob.ID, "content": strings.Repeat("a", 10001), "encryption_key": "k"}, 422, "validation_failed"},
+		{"content over 10000", map[string]any{"to_agent_id": bob.ID, "subject": "s", "content": strings.Repeat("a", 10001), "encryption_key": "k"}, 422, "validation_failed"},
 		{"unknown recipient", send(stranger.ID, "k"), 404, "not_found"},
 		{"tombstoned recipient", send(gone.ID, "k"), 404, "not_found"},
-		{"unknown about_agent_ids", map[string]any{"to_agent_id": bob.ID, "content": "x", "encryption_key": "k", "about_agent_ids": []string{stranger.ID}}, 404, "not_found"},
+		{"unknown about_agent_ids", map[string]any{"to_agent_id": bob.ID, "subject": "s", "content": "x", "encryption_key": "k", "about_agent_ids": []string{stranger.ID}}, 404, "not_found"},
 	}
 	testkit.Eventually(t, 5e9, "the tombstone reaches messaging", func() bool {
 		return w.do(&gone, "GET", "/api/world/notifications", nil).Status == 403

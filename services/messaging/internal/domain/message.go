@@ -50,7 +50,7 @@ func ParseSend(r SendRequest) (Send, error) {
 	if err := required("content", *content, MaxContent); err != nil {
 		return Send{}, err
 	}
-	if err := atMost("subject", r.Subject, MaxSubject); err != nil {
+	if err := required("subject", r.Subject, MaxSubject); err != nil {
 		return Send{}, err
 	}
 	if r.EncryptionKey == "" {

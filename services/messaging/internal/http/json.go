@@ -138,14 +138,14 @@ type postRequest struct {
 }
 
 type postJSON struct {
-	PostID   string `json:"post_id"`
-	Channel  string `json:"channel"`
-	AgentID  string `json:"agent_id"`
-	Title    string `json:"title"`
-	Content  string `json:"content"`
-	PostedAt string `json:"posted_at"`
+	PostID    string `json:"post_id"`
+	Channel   string `json:"channel"`
+	AgentID   string `json:"agent_id"`
+	Title     string `json:"title"`
+	Content   string `json:"content"`
+	CreatedAt string `json:"created_at"`
 }
 
 func toPostJSON(p domain.Post) postJSON {
-	return postJSON{PostID: p.ID, Channel: p.Channel, AgentID: p.AgentID, Title: p.Title, Content: p.Content, PostedAt: ts(p.PostedAt)}
+	return postJSON{PostID: p.ID, Channel: p.Channel, AgentID: p.AgentID, Title: p.Title, Content: p.Content, CreatedAt: ts(p.PostedAt)}
 }
