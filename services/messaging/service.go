@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
-	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/citizens"
@@ -117,7 +116,7 @@ func (s *Service) Run(ctx context.Context) error {
 type residents struct {
 	dir *citizens.Directory
 	db  interface {
-		CountDocuments(ctx context.Context, filter any, opts ...*options.CountOptions) (int64, error)
+		EstimatedDocumentCount(ctx context.Context, opts ...*options.EstimatedDocumentCountOptions) (int64, error)
 	}
 }
 
@@ -129,8 +128,9 @@ func (r residents) IsLiving(ctx context.Context, agentID string) (bool, error) {
 	return found && !c.Tombstoned, nil
 }
 
-// Population counts the living citizens of the directory (for the fan-out
-// metric only; nothing is written per citizen).
+// Population is the number of citizens the directory knows, from the
+// collection's count (tombstoned ones included): it feeds the fan-out
+// metric only, and must not cost a scan of every citizen per broadcast.
 func (r residents) Population(ctx context.Context) (int64, error) {
-	return r.db.CountDocuments(ctx, bson.M{"tombstoned": false})
+	return r.db.EstimatedDocumentCount(ctx)
 }

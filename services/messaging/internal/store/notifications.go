@@ -100,7 +100,7 @@ func (r notificationRepo) AddBroadcast(ctx context.Context, b domain.Broadcast) 
 		if err != nil {
 			return false, err
 		}
-		_, err = r.s.broadcasts.Create(ctx, domain.NotificationPrefix, func(id string) (broadcastDoc, []events.Event, error) {
+		d, err := r.s.broadcasts.Create(ctx, domain.NotificationPrefix, func(id string) (broadcastDoc, []events.Event, error) {
 			return broadcastDoc{ID: id, Key: b.Key, Kind: string(b.Kind), Title: b.Title, PostID: b.PostID, RefID: b.RefID,
 				CreatedAt: b.CreatedAt, Seq: latest + 1}, nil, nil
 		})
@@ -110,12 +110,18 @@ func (r notificationRepo) AddBroadcast(ctx context.Context, b domain.Broadcast) 
 		if err != nil {
 			return false, fmt.Errorf("store broadcast: %w", err)
 		}
+		if r.s.memory != nil {
+			r.s.memory.put(d.domain())
+		}
 		return true, nil
 	}
 	return false, domain.ErrBusy
 }
 
 func (r notificationRepo) keyExists(ctx context.Context, coll *mongo.Collection, key string) (bool, error) {
+	if r.s.memory != nil {
+		return r.s.memory.has(key), nil
+	}
 	err := coll.FindOne(ctx, bson.M{"key": key}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return false, nil
@@ -135,10 +141,16 @@ func (r notificationRepo) seqOf(ctx context.Context, filter bson.M, sort bson.D)
 }
 
 func (r notificationRepo) LatestSeq(ctx context.Context) (int64, error) {
+	if r.s.memory != nil {
+		return r.s.memory.latest(), nil
+	}
 	return r.seqOf(ctx, bson.M{}, bson.D{{Key: "seq", Value: -1}})
 }
 
 func (r notificationRepo) JoinedSeq(ctx context.Context, t time.Time) (int64, error) {
+	if r.s.memory != nil {
+		return r.s.memory.joined(t), nil
+	}
 	return r.seqOf(ctx, bson.M{"created_at": bson.M{"$lt": t}}, newestSort("created_at"))
 }
 
@@ -154,6 +166,9 @@ func (r notificationRepo) Broadcast(ctx context.Context, id string) (domain.Broa
 }
 
 func (r notificationRepo) Broadcasts(ctx context.Context, from int64, skip []int64, after *domain.Position, limit int) ([]domain.Broadcast, error) {
+	if r.s.memory != nil {
+		return r.s.memory.page(from, skip, after, limit), nil
+	}
 	seq := bson.M{"$gt": from}
 	if len(skip) > 0 {
 		seq["$nin"] = skip

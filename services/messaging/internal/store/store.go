@@ -33,12 +33,14 @@ type Store struct {
 	personals  *mongox.Docs[personalDoc, events.Event]
 	reads      *mongox.Docs[readStateDoc, events.Event]
 	stewards   *mongo.Collection
+	// memory answers broadcast lookups on an exclusive database; nil on a shared one.
+	memory *exclusiveBroadcasts
 }
 
 // New keeps messaging in db and tells notify (the outbox relay) about every
 // write that leaves events.
 func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
-	return &Store{
+	s := &Store{
 		db: db, encode: encode,
 		messages:   mongox.NewDocs[messageDoc, events.Event](db, "messages", notify),
 		inbox:      mongox.NewDocs[inboxDoc, events.Event](db, "inbox", notify),
@@ -48,6 +50,10 @@ func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
 		reads:      mongox.NewDocs[readStateDoc, events.Event](db, "read_states", nil),
 		stewards:   db.Collection("stewards"),
 	}
+	if db.Exclusive() {
+		s.memory = newExclusiveBroadcasts()
+	}
+	return s
 }
 
 // Repos are the store's domain repositories.
@@ -113,6 +119,9 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		if err := mongox.EnsureIndexes(ctx, st.coll, st.models...); err != nil {
 			return err
 		}
+	}
+	if s.memory != nil {
+		return s.memory.load(ctx, s)
 	}
 	return nil
 }
