@@ -9,9 +9,10 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
-	"go.mongodb.org/mongo-driver/mongo/options"
+	"go.mongodb.org/mongo-driver/bson"
 
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
@@ -33,12 +34,13 @@ type Options struct {
 
 // Service is the messaging service.
 type Service struct {
-	handlers *messaginghttp.Handlers
-	app      *app.App
-	store    *store.Store
-	dir      *citizens.Directory
-	relay    *events.Relay
-	consumer *events.Consumer
+	handlers  *messaginghttp.Handlers
+	app       *app.App
+	store     *store.Store
+	dir       *citizens.Directory
+	residents residents
+	relay     *events.Relay
+	consumer  *events.Consumer
 }
 
 // New builds the messaging service and prepares its storage.
@@ -51,13 +53,19 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	}
 	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
 	repos := app.Repos{Messages: st.Messages(), Notifications: st.Notifications(), Inbox: st.Inbox(), Commons: st.Commons(), Stewards: st.Stewards()}
-	a := app.New(repos, residents{dir: dir, db: deps.DB.Collection("citizens")}, deps.Clock, opts.SealParams, deps.Logger)
+	living, err := deps.DB.Collection("citizens").CountDocuments(ctx, bson.M{"tombstoned": false})
+	if err != nil {
+		return nil, fmt.Errorf("messaging citizens: %w", err)
+	}
+	res := residents{dir: dir, population: new(atomic.Int64)}
+	res.population.Store(living)
+	a := app.New(repos, res, deps.Clock, opts.SealParams, deps.Logger)
 	if err := a.SyncBacklog(ctx); err != nil {
 		return nil, fmt.Errorf("messaging inbox backlog: %w", err)
 	}
 	s := &Service{
 		handlers: &messaginghttp.Handlers{App: a, Auth: deps.Auth, Citizens: dir, AmbassadorToken: deps.AmbassadorToken},
-		app:      a, store: st, dir: dir, relay: relay,
+		app:      a, store: st, dir: dir, residents: res, relay: relay,
 	}
 	s.consumer = events.NewConsumer(events.ConsumerOptions{
 		Service: "messaging", Group: "messaging",
@@ -73,7 +81,11 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 // redelivery the ledger misses changes nothing.
 func (s *Service) apply(ctx context.Context, e events.Event) error {
 	if topic, _ := catalog.TopicOf(e.Type); topic == catalog.TopicIdentity {
-		return s.dir.Apply(ctx, e)
+		if err := s.dir.Apply(ctx, e); err != nil {
+			return err
+		}
+		s.residents.follow(e)
+		return nil
 	}
 	msg, err := e.Decode()
 	if err != nil {
@@ -115,9 +127,10 @@ func (s *Service) Run(ctx context.Context) error {
 // residents adapts the citizens directory to the app.
 type residents struct {
 	dir *citizens.Directory
-	db  interface {
-		EstimatedDocumentCount(ctx context.Context, opts ...*options.EstimatedDocumentCountOptions) (int64, error)
-	}
+	// population follows the identity events this service applies, from a
+	// count taken at start: the fan-out metric reads it, so a broadcast
+	// never costs a scan of the citizens (FerretDB scans for any count).
+	population *atomic.Int64
 }
 
 func (r residents) IsLiving(ctx context.Context, agentID string) (bool, error) {
@@ -128,9 +141,15 @@ func (r residents) IsLiving(ctx context.Context, agentID string) (bool, error) {
 	return found && !c.Tombstoned, nil
 }
 
-// Population is the number of citizens the directory knows, from the
-// collection's count (tombstoned ones included): it feeds the fan-out
-// metric only, and must not cost a scan of every citizen per broadcast.
-func (r residents) Population(ctx context.Context) (int64, error) {
-	return r.db.EstimatedDocumentCount(ctx)
+// Population is the number of living citizens as this service last heard.
+func (r residents) Population(context.Context) (int64, error) { return r.population.Load(), nil }
+
+// follow keeps the population count in step with an applied identity event.
+func (r residents) follow(e events.Event) {
+	switch e.Type {
+	case catalog.TypeCitizenRegistered:
+		r.population.Add(1)
+	case catalog.TypeCitizenTombstoned:
+		r.population.Add(-1)
+	}
 }
