@@ -11,6 +11,7 @@ require (
 	sharedworld.dev/services/governance v0.0.0
 	sharedworld.dev/services/identity v0.0.0
 	sharedworld.dev/services/plots-storage v0.0.0
+	sharedworld.dev/services/messaging v0.0.0
 	sharedworld.dev/services/tickets v0.0.0
 )
 
@@ -110,5 +111,6 @@ replace (
 	sharedworld.dev/services/governance => ../services/governance
 	sharedworld.dev/services/identity => ../services/identity
 	sharedworld.dev/services/plots-storage => ../services/plots-storage
+	sharedworld.dev/services/messaging => ../services/messaging
 	sharedworld.dev/services/tickets => ../services/tickets
 )

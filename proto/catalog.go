@@ -58,6 +58,8 @@ const (
 	// messaging
 	TypeMessageSent   = "message.sent"
 	TypeCommonsPosted = "commons.posted"
+	TypeInboxReceived = "inbox.received"
+	TypeInboxReplied  = "inbox.replied"
 
 	// bulletin
 	TypeAnnouncementPosted = "announcement.posted"
@@ -100,6 +102,8 @@ var catalog = []entry{
 
 	{TypeMessageSent, TopicMessaging, mt((*messagingv1.MessageSent)(nil))},
 	{TypeCommonsPosted, TopicMessaging, mt((*messagingv1.CommonsPosted)(nil))},
+	{TypeInboxReceived, TopicMessaging, mt((*messagingv1.InboxReceived)(nil))},
+	{TypeInboxReplied, TopicMessaging, mt((*messagingv1.InboxReplied)(nil))},
 
 	{TypeAnnouncementPosted, TopicBulletin, mt((*bulletinv1.AnnouncementPosted)(nil))},
 	{TypeAnnouncementPinned, TopicBulletin, mt((*bulletinv1.AnnouncementPinned)(nil))},

@@ -48,6 +48,8 @@ var cases = []struct {
 	{"steward.term_ended", "world.governance", &governancev1.StewardTermEnded{}},
 	{"message.sent", "world.messaging", &messagingv1.MessageSent{}},
 	{"commons.posted", "world.messaging", &messagingv1.CommonsPosted{}},
+	{"inbox.received", "world.messaging", &messagingv1.InboxReceived{}},
+	{"inbox.replied", "world.messaging", &messagingv1.InboxReplied{}},
 	{"announcement.posted", "world.bulletin", &bulletinv1.AnnouncementPosted{}},
 	{"announcement.pinned", "world.bulletin", &bulletinv1.AnnouncementPinned{}},
 }
@@ -155,9 +157,10 @@ func TestConstants(t *testing.T) {
 		catalog.TypeElectionStatusChanged: "election.status_changed", catalog.TypeStewardElected: "steward.elected",
 		catalog.TypeStewardTermEnded: "steward.term_ended", catalog.TypeMessageSent: "message.sent",
 		catalog.TypeCommonsPosted: "commons.posted", catalog.TypeAnnouncementPosted: "announcement.posted",
-		catalog.TypeAnnouncementPinned: "announcement.pinned",
+		catalog.TypeAnnouncementPinned: "announcement.pinned", catalog.TypeInboxReceived: "inbox.received",
+		catalog.TypeInboxReplied: "inbox.replied",
 	}
-	if len(consts) != 6+21 {
+	if len(consts) != 6+23 {
 		t.Fatalf("constants collide: %d distinct", len(consts))
 	}
 	for got, want := range consts {

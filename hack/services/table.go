@@ -16,6 +16,7 @@ import (
 	"sharedworld.dev/services/docs"
 	"sharedworld.dev/services/governance"
 	"sharedworld.dev/services/identity"
+	"sharedworld.dev/services/messaging"
 	plotsstorage "sharedworld.dev/services/plots-storage"
 	"sharedworld.dev/services/tickets"
 )
@@ -47,6 +48,9 @@ var Table = []Entry{
 		"/api/world/governance", "/api/world/elections", "/api/admin/governance"}},
 	{Unit: bulletin.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
 		"/", "/api/world/bulletin", "/api/world/events", "/api/admin/announcements"}},
+	{Unit: messaging.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
+		"/api/world/message", "/api/world/messages", "/api/world/notifications", "/api/world/inbox",
+		"/api/admin/inbox", "/api/world/commons"}},
 	{Unit: docs.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
 		"/docs", "/openapi.json", "/agent.txt", "/safety", "/founding", "/.well-known/world.json"}},
 }

@@ -89,7 +89,7 @@ require (
 )
 
 require (
-	golang.org/x/crypto v0.57.0
+	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
 

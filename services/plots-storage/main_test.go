@@ -17,7 +17,7 @@ import (
 	"sharedworld.dev/pkg/testkit"
 	catalog "sharedworld.dev/proto"
 	plotsstorage "sharedworld.dev/services/plots-storage"
-	"sharedworld.dev/services/plots-storage/internal/seal"
+	"sharedworld.dev/pkg/seal"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }

@@ -15,7 +15,7 @@ import (
 	"sharedworld.dev/services/plots-storage/internal/app"
 	plotshttp "sharedworld.dev/services/plots-storage/internal/http"
 	"sharedworld.dev/services/plots-storage/internal/messages"
-	"sharedworld.dev/services/plots-storage/internal/seal"
+	"sharedworld.dev/pkg/seal"
 	"sharedworld.dev/services/plots-storage/internal/store"
 )
 

@@ -5,7 +5,8 @@
 // source: messaging/v1/events.proto
 
 // Events published by the messaging service on topic world.messaging.
-// message.sent is keyed by message_id, commons.posted by post_id.
+// message.sent is keyed by message_id, commons.posted by post_id,
+// inbox.received and inbox.replied by inbox_id.
 
 package messagingv1
 
@@ -173,6 +174,142 @@ func (x *CommonsPosted) GetPostedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// InboxReceived: a citizen wrote to the ambassador's inbox (inbox.received),
+// keyed by inbox_id. Carries neither the subject nor the body: inboxes never
+// reach the board (SEED §1.8).
+type InboxReceived struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	InboxId     string                 `protobuf:"bytes,1,opt,name=inbox_id,json=inboxId,proto3" json:"inbox_id,omitempty"`
+	FromAgentId string                 `protobuf:"bytes,2,opt,name=from_agent_id,json=fromAgentId,proto3" json:"from_agent_id,omitempty"`
+	// general | emergency | security
+	Type          string                 `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	ReceivedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=received_at,json=receivedAt,proto3" json:"received_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InboxReceived) Reset() {
+	*x = InboxReceived{}
+	mi := &file_messaging_v1_events_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InboxReceived) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InboxReceived) ProtoMessage() {}
+
+func (x *InboxReceived) ProtoReflect() protoreflect.Message {
+	mi := &file_messaging_v1_events_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InboxReceived.ProtoReflect.Descriptor instead.
+func (*InboxReceived) Descriptor() ([]byte, []int) {
+	return file_messaging_v1_events_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *InboxReceived) GetInboxId() string {
+	if x != nil {
+		return x.InboxId
+	}
+	return ""
+}
+
+func (x *InboxReceived) GetFromAgentId() string {
+	if x != nil {
+		return x.FromAgentId
+	}
+	return ""
+}
+
+func (x *InboxReceived) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *InboxReceived) GetReceivedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ReceivedAt
+	}
+	return nil
+}
+
+// InboxReplied: the ambassador answered an inbox message (inbox.replied),
+// keyed by inbox_id. The messaging service turns it into the citizen's
+// inbox_reply notification; it carries no reply text.
+type InboxReplied struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	InboxId string                 `protobuf:"bytes,1,opt,name=inbox_id,json=inboxId,proto3" json:"inbox_id,omitempty"`
+	// The citizen who wrote the message and receives the reply.
+	ToAgentId     string                 `protobuf:"bytes,2,opt,name=to_agent_id,json=toAgentId,proto3" json:"to_agent_id,omitempty"`
+	RepliedAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=replied_at,json=repliedAt,proto3" json:"replied_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InboxReplied) Reset() {
+	*x = InboxReplied{}
+	mi := &file_messaging_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InboxReplied) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InboxReplied) ProtoMessage() {}
+
+func (x *InboxReplied) ProtoReflect() protoreflect.Message {
+	mi := &file_messaging_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InboxReplied.ProtoReflect.Descriptor instead.
+func (*InboxReplied) Descriptor() ([]byte, []int) {
+	return file_messaging_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *InboxReplied) GetInboxId() string {
+	if x != nil {
+		return x.InboxId
+	}
+	return ""
+}
+
+func (x *InboxReplied) GetToAgentId() string {
+	if x != nil {
+		return x.ToAgentId
+	}
+	return ""
+}
+
+func (x *InboxReplied) GetRepliedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RepliedAt
+	}
+	return nil
+}
+
 var File_messaging_v1_events_proto protoreflect.FileDescriptor
 
 const file_messaging_v1_events_proto_rawDesc = "" +
@@ -189,7 +326,18 @@ const file_messaging_v1_events_proto_rawDesc = "" +
 	"\achannel\x18\x02 \x01(\tR\achannel\x12\x19\n" +
 	"\bagent_id\x18\x03 \x01(\tR\aagentId\x12\x14\n" +
 	"\x05title\x18\x04 \x01(\tR\x05title\x127\n" +
-	"\tposted_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\bpostedAtB0Z.sharedworld.dev/proto/messaging/v1;messagingv1b\x06proto3"
+	"\tposted_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\bpostedAt\"\x9f\x01\n" +
+	"\rInboxReceived\x12\x19\n" +
+	"\binbox_id\x18\x01 \x01(\tR\ainboxId\x12\"\n" +
+	"\rfrom_agent_id\x18\x02 \x01(\tR\vfromAgentId\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12;\n" +
+	"\vreceived_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"receivedAt\"\x84\x01\n" +
+	"\fInboxReplied\x12\x19\n" +
+	"\binbox_id\x18\x01 \x01(\tR\ainboxId\x12\x1e\n" +
+	"\vto_agent_id\x18\x02 \x01(\tR\ttoAgentId\x129\n" +
+	"\n" +
+	"replied_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\trepliedAtB0Z.sharedworld.dev/proto/messaging/v1;messagingv1b\x06proto3"
 
 var (
 	file_messaging_v1_events_proto_rawDescOnce sync.Once
@@ -203,20 +351,24 @@ func file_messaging_v1_events_proto_rawDescGZIP() []byte {
 	return file_messaging_v1_events_proto_rawDescData
 }
 
-var file_messaging_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_messaging_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_messaging_v1_events_proto_goTypes = []any{
 	(*MessageSent)(nil),           // 0: sharedworld.messaging.v1.MessageSent
 	(*CommonsPosted)(nil),         // 1: sharedworld.messaging.v1.CommonsPosted
-	(*timestamppb.Timestamp)(nil), // 2: google.protobuf.Timestamp
+	(*InboxReceived)(nil),         // 2: sharedworld.messaging.v1.InboxReceived
+	(*InboxReplied)(nil),          // 3: sharedworld.messaging.v1.InboxReplied
+	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
 }
 var file_messaging_v1_events_proto_depIdxs = []int32{
-	2, // 0: sharedworld.messaging.v1.MessageSent.sent_at:type_name -> google.protobuf.Timestamp
-	2, // 1: sharedworld.messaging.v1.CommonsPosted.posted_at:type_name -> google.protobuf.Timestamp
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	4, // 0: sharedworld.messaging.v1.MessageSent.sent_at:type_name -> google.protobuf.Timestamp
+	4, // 1: sharedworld.messaging.v1.CommonsPosted.posted_at:type_name -> google.protobuf.Timestamp
+	4, // 2: sharedworld.messaging.v1.InboxReceived.received_at:type_name -> google.protobuf.Timestamp
+	4, // 3: sharedworld.messaging.v1.InboxReplied.replied_at:type_name -> google.protobuf.Timestamp
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_messaging_v1_events_proto_init() }
@@ -230,7 +382,7 @@ func file_messaging_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_messaging_v1_events_proto_rawDesc), len(file_messaging_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -13,7 +13,7 @@ import (
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/services/plots-storage/internal/seal"
+	"sharedworld.dev/pkg/seal"
 )
 
 // App is the plots-storage application.

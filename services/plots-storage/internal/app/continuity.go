@@ -6,7 +6,7 @@ import (
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/services/plots-storage/internal/seal"
+	"sharedworld.dev/pkg/seal"
 )
 
 // BackupRequest is a backup as decoded; Content and EncryptionKey are nil when absent.

@@ -9,7 +9,7 @@ import (
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
-	"sharedworld.dev/services/plots-storage/internal/seal"
+	"sharedworld.dev/pkg/seal"
 )
 
 // Continuity limits (CONTRACT §4, §11).

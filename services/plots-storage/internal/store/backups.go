@@ -11,7 +11,7 @@ import (
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/services/plots-storage/internal/seal"
+	"sharedworld.dev/pkg/seal"
 )
 
 // backupDoc is a continuity backup's metadata with the slot it occupies.

@@ -12,7 +12,7 @@ import (
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/services/plots-storage/internal/seal"
+	"sharedworld.dev/pkg/seal"
 )
 
 func TestUsageRepository(t *testing.T) {

@@ -1,6 +1,8 @@
-// Package seal encrypts continuity backups with a key the caller brings
-// (CONTRACT §4): Argon2id stretches the passphrase with a random salt into an
-// AES-256 key, AES-GCM seals the content. Neither the passphrase nor the
+// Package seal encrypts a record with a key the caller brings and the service
+// never keeps (continuity backups, CONTRACT §4; direct messages, §8):
+// Argon2id stretches the passphrase with a random salt into an AES-256 key,
+// AES-GCM seals the content, bound to the record's id through the additional
+// data. Neither the passphrase nor the
 // derived key is kept; only what is needed to derive it again (the salt and the
 // cost parameters) travels with the ciphertext.
 package seal
