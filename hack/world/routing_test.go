@@ -17,9 +17,9 @@ import (
 // every host serves health itself and only the local runner the development
 // clock.
 var (
-	hostPaths      = []string{"GET /healthz", "GET /readyz"}
-	runnerPaths    = []string{"POST /api/admin/clock"}
-// notYetPrefixes are documented prefixes no service serves yet (none
+	hostPaths   = []string{"GET /healthz", "GET /readyz"}
+	runnerPaths = []string{"POST /api/admin/clock"}
+	// notYetPrefixes are documented prefixes no service serves yet (none
 	// today: a future service's routes may be documented before it lands).
 	notYetPrefixes []string
 )
