@@ -12,10 +12,10 @@ import (
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
+	"sharedworld.dev/pkg/seal"
 	"sharedworld.dev/services/plots-storage/internal/app"
 	plotshttp "sharedworld.dev/services/plots-storage/internal/http"
 	"sharedworld.dev/services/plots-storage/internal/messages"
-	"sharedworld.dev/pkg/seal"
 	"sharedworld.dev/services/plots-storage/internal/store"
 )
 
