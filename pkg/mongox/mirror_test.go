@@ -39,9 +39,9 @@ func TestMirrorKeepsItsOrders(t *testing.T) {
 	if got := collect(all); got != "[a c d]" {
 		t.Fatalf("after Reset: %s", got)
 	}
-	m.Put(row{"b", 0, true})      // now kept, first
-	m.Put(row{"c", 9, true})      // moves to the end
-	m.Put(row{"a", 1, false})     // leaves the order
+	m.Put(row{"b", 0, true})  // now kept, first
+	m.Put(row{"c", 9, true})  // moves to the end
+	m.Put(row{"a", 1, false}) // leaves the order
 	m.Change("d", func(r *row) bool { r.rank = 5; return true })
 	m.Change("z", func(r *row) bool { t.Fatal("no row z"); return true })
 	if got := collect(all); got != "[b d c]" {

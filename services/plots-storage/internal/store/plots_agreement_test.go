@@ -69,7 +69,9 @@ func TestPlotQueriesAgreeWithTheQueryPath(t *testing.T) {
 				after = &want[len(want)-1].Cell
 			}
 		}
-		sq := func(minX, minY, maxX, maxY int) domain.Square { return domain.Square{MinX: minX, MinY: minY, MaxX: maxX, MaxY: maxY} }
+		sq := func(minX, minY, maxX, maxY int) domain.Square {
+			return domain.Square{MinX: minX, MinY: minY, MaxX: maxX, MaxY: maxY}
+		}
 		top := domain.GridMax
 		for _, sq := range []domain.Square{sq(0, 0, 3, 3), sq(0, 0, 5, 5), sq(2, 1, 4, 5), sq(0, 0, top, top),
 			sq(top-4, top-3, top, top), sq(400, 400, 600, 600)} {
