@@ -173,6 +173,25 @@ func (m *Mirror[R]) Delete(id string) {
 	}
 }
 
+// DeleteWhere removes every row match selects (the copy of a DeleteMany
+// with the same filter) and returns how many it removed.
+func (m *Mirror[R]) DeleteWhere(match func(*R) bool) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for id, r := range m.rows {
+		if !match(r) {
+			continue
+		}
+		delete(m.rows, id)
+		for _, o := range m.orders {
+			o.remove(r)
+		}
+		n++
+	}
+	return n
+}
+
 // Get returns the row with id (read-only).
 func (m *Mirror[R]) Get(id string) (*R, bool) {
 	m.mu.RLock()
