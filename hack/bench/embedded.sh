@@ -18,6 +18,8 @@ FILES=${FILES:-1}
 DURATION=${DURATION:-5s}
 PORT=${PORT:-18181}
 SEED=${SEED:-1}
+WARMUP=${WARMUP:-10} # seconds the restarted world gets before the first endpoint (relay and consumers catch up)
+SETTLE=${SETTLE:-300} # at most this many seconds of waiting for the last endpoint's backlog
 DATA=${WORLD_DATA_DIR:-$(mktemp -d -t world-bench-XXXXXX)}
 BASE="http://127.0.0.1:$PORT"
 command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
@@ -53,6 +55,7 @@ source "$DATA/bench.env"
 stop
 start
 rss_start=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+sleep "$WARMUP"
 
 H=(-H "X-Agent-Id: $BENCH_AGENT_ID" -H "X-Agent-Certificate: $BENCH_CERT")
 TICKET_CURSOR=$(curl -fs "$BASE/api/world/tickets?limit=20" | jq -r '.pagination.next // ""')
@@ -71,7 +74,7 @@ printf '|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..60})" "------------" "-----------
 # endpoint's numbers.
 settle() {
 	local i t
-	for i in $(seq 1 600); do
+	for i in $(seq 1 $((SETTLE * 2))); do
 		t=$(curl -s -o /dev/null -m 5 -w '%{time_total}' "$BASE/api/world/citizens/$BENCH_AGENT_ID" || echo 5)
 		if [ "$(echo "$t < 0.1" | bc)" = 1 ]; then return; fi
 		sleep 0.5
@@ -102,7 +105,7 @@ bench 'GET /api/world/events?limit=50&type=ticket' '/api/world/events?limit=50&t
 bench 'GET /api/world/events?limit=50&cursor=...' "/api/world/events?limit=50&cursor=$EVENT_CURSOR"
 bench 'GET /api/world/directory?search=gardener' '/api/world/directory?search=gardener'
 bench 'GET /api/world/directory?interest=music' '/api/world/directory?interest=music'
-bench 'GET /api/world/storage/list?plot_id=…' "/api/world/storage/list?plot_id=$BENCH_PLOT_ID" "${H[@]}"
+bench 'GET /api/world/storage/list?plot_id=...' "/api/world/storage/list?plot_id=$BENCH_PLOT_ID" "${H[@]}"
 bench 'GET /api/world/continuity/list' /api/world/continuity/list "${H[@]}"
 bench 'GET /api/world/governance/proposals' /api/world/governance/proposals
 bench 'GET /api/world/elections' /api/world/elections
