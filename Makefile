@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault
+.PHONY: run test test-embedded test-shared lint vet fmt bench bench-embedded build generate fault
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -38,6 +38,12 @@ build:
 ## bench: the benchmarks (numbers quoted in the docs come from here)
 bench:
 	go test -run '^$$' -bench . -benchtime 3s $(PACKAGES)
+
+## bench-embedded: the embedded default at scale: seeds a fresh local world
+## over the HTTP API (hack/cmd/seedworld) and prints requests/s and p99 per
+## read endpoint, start-up time and RSS (CITIZENS=, TICKETS=, FILES=, DURATION=)
+bench-embedded:
+	hack/bench/embedded.sh
 
 ## fault: the crash test at scale: thousands of writes over HTTP while the
 ## runner is killed with SIGKILL several times; prints acknowledged, stored

@@ -1,6 +1,8 @@
 package mongox
 
 import (
+	"sync"
+
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 )
@@ -37,6 +39,8 @@ type DB struct {
 	*mongo.Database
 	mode  Mode
 	locks *Locks
+	// mirrors are the in-memory copies of collections (MirrorOf), by name.
+	mirrors sync.Map
 }
 
 // NewDB wraps db for a process that writes it in mode.

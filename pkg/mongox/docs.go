@@ -66,6 +66,10 @@ type Docs[T, E any] struct {
 	// (with the document's lock held): tests use it to play another replica
 	// that writes first.
 	BeforeWrite func(ctx context.Context, id string)
+	// Written, when set, is told every successful write of a document while
+	// its lock is still held (doc nil: deleted), so writes of one document
+	// reach it in their order: a store keeps its Mirror by it.
+	Written func(id string, doc *T)
 }
 
 // NewDocs stores T in collection name of db and tells notify about every
@@ -123,6 +127,10 @@ func (s *Docs[T, E]) Insert(ctx context.Context, id string, doc T, evs ...E) (T,
 
 func (s *Docs[T, E]) insert(ctx context.Context, id string, doc T, evs []E) (T, error) {
 	var zero T
+	if s.Written != nil {
+		// an Update of the new document must not report before the insert
+		defer s.db.Lock(s.coll, id)()
+	}
 	fields, err := fieldsOf(doc)
 	if err != nil {
 		return zero, fmt.Errorf("encode %s/%s: %w", s.coll.Name(), id, err)
@@ -141,7 +149,16 @@ func (s *Docs[T, E]) insert(ctx context.Context, id string, doc T, evs []E) (T, 
 	if len(evs) > 0 {
 		s.notify.Notify(s.coll, id)
 	}
-	return decodeAs[T](full)
+	return s.written(id, full)
+}
+
+// written decodes what was written and tells Written about it.
+func (s *Docs[T, E]) written(id string, d bson.D) (T, error) {
+	out, err := decodeAs[T](d)
+	if err == nil && s.Written != nil {
+		s.Written(id, &out)
+	}
+	return out, err
 }
 
 // Update is the one read-modify-write: with the document's lock held it
@@ -191,7 +208,7 @@ func (s *Docs[T, E]) Update(ctx context.Context, id string, change func(*T) ([]E
 		if len(evs) > 0 {
 			s.notify.Notify(s.coll, id)
 		}
-		return decodeAs[T](append(bson.D{{Key: "_id", Value: id}}, fields...))
+		return s.written(id, append(bson.D{{Key: "_id", Value: id}}, fields...))
 	}
 	return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, ErrVersionClash)
 }
@@ -220,6 +237,9 @@ func (s *Docs[T, E]) Delete(ctx context.Context, id string, check func(*T) error
 			return fmt.Errorf("delete %s/%s: %w", s.coll.Name(), id, err)
 		}
 		if res.DeletedCount == 1 {
+			if s.Written != nil {
+				s.Written(id, nil)
+			}
 			return nil
 		}
 	}

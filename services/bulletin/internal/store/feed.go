@@ -18,12 +18,18 @@ import (
 // with the sequence number it was applied under (the live stream's order).
 type Feed struct {
 	coll *mongo.Collection
+	// mirror serves every read on an exclusive database (the embedded
+	// backend, where a sorted page would decode the whole feed); nil on a
+	// shared one, where the indexes below serve them.
+	mirror *feedMirror
 }
 
 var _ domain.FeedRepository = (*Feed)(nil)
 
 // NewFeed uses db's "feed" collection.
-func NewFeed(db *mongox.DB) *Feed { return &Feed{coll: db.Collection("feed")} }
+func NewFeed(db *mongox.DB) *Feed {
+	return &Feed{coll: db.Collection("feed"), mirror: feedMirrorOf(db)}
+}
 
 type feedDoc struct {
 	EventID string    `bson:"_id"`
@@ -43,12 +49,29 @@ func (d feedDoc) entry() domain.StoredFeedEntry {
 
 // EnsureIndexes creates the indexes of the stream (seq) and of the newest-
 // first pages, with and without a type filter.
+// On an exclusive database it then loads the in-memory copy.
 func (s *Feed) EnsureIndexes(ctx context.Context) error {
-	return mongox.EnsureIndexes(ctx, s.coll,
+	if err := mongox.EnsureIndexes(ctx, s.coll,
 		mongox.Index("seq", true, bson.E{Key: "seq", Value: 1}),
 		mongox.Index("newest", false, bson.E{Key: "at", Value: -1}, bson.E{Key: "_id", Value: -1}),
 		mongox.Index("type_newest", false, bson.E{Key: "type", Value: 1}, bson.E{Key: "at", Value: -1}, bson.E{Key: "_id", Value: -1}),
-	)
+	); err != nil {
+		return err
+	}
+	if s.mirror == nil {
+		return nil
+	}
+	return s.load(ctx)
+}
+
+// load fills the in-memory feed once (a no-op on a shared database).
+func (s *Feed) load(ctx context.Context) error {
+	if s.mirror == nil {
+		return nil
+	}
+	return s.mirror.Load(ctx, func(ctx context.Context) ([]feedDoc, error) {
+		return mongox.FindAll[feedDoc](ctx, s.coll, bson.M{})
+	})
 }
 
 // ErrSeqTaken means another writer used the sequence number: two
@@ -58,9 +81,11 @@ var ErrSeqTaken = errors.New("feed sequence number already used")
 // Insert stores an entry unless one with its event id exists (inserted
 // false): the event was applied before, under its original seq.
 func (s *Feed) Insert(ctx context.Context, e domain.FeedEntry, seq int64) (inserted bool, err error) {
-	_, err = s.coll.InsertOne(ctx, feedDoc{EventID: e.EventID, Seq: seq, Type: string(e.Item.Type), At: e.Item.At,
-		Line: e.Item.Line, Body: e.Item.Body, ItemID: e.Item.ID})
+	d := feedDoc{EventID: e.EventID, Seq: seq, Type: string(e.Item.Type), At: e.Item.At,
+		Line: e.Item.Line, Body: e.Item.Body, ItemID: e.Item.ID}
+	_, err = s.coll.InsertOne(ctx, d)
 	if err == nil {
+		s.mirror.put(d)
 		return true, nil
 	}
 	if !mongox.IsDuplicate(err) {
@@ -80,6 +105,12 @@ func (s *Feed) Insert(ctx context.Context, e domain.FeedEntry, seq int64) (inser
 
 // MaxSeq is the highest sequence number used, 0 for an empty feed.
 func (s *Feed) MaxSeq(ctx context.Context) (int64, error) {
+	if s.mirror != nil {
+		if err := s.load(ctx); err != nil {
+			return 0, err
+		}
+		return s.mirror.maxSeq(), nil
+	}
 	var d feedDoc
 	err := s.coll.FindOne(ctx, bson.M{}, options.FindOne().SetSort(bson.D{{Key: "seq", Value: -1}})).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
@@ -95,6 +126,12 @@ func (s *Feed) MaxSeq(ctx context.Context) (int64, error) {
 // of one type when given. Keyset paging: an entry inserted while a client
 // pages never shifts the pages it has not read yet.
 func (s *Feed) Page(ctx context.Context, typ domain.FeedType, after *domain.FeedPageKey, limit int) ([]domain.StoredFeedEntry, error) {
+	if s.mirror != nil {
+		if err := s.load(ctx); err != nil {
+			return nil, err
+		}
+		return s.mirror.page(typ, after, limit), nil
+	}
 	filter := bson.M{}
 	if typ != "" {
 		filter["type"] = string(typ)
@@ -110,6 +147,12 @@ func (s *Feed) Page(ctx context.Context, typ domain.FeedType, after *domain.Feed
 
 // Since returns up to limit entries applied after seq, in stream order.
 func (s *Feed) Since(ctx context.Context, seq int64, limit int) ([]domain.StoredFeedEntry, error) {
+	if s.mirror != nil {
+		if err := s.load(ctx); err != nil {
+			return nil, err
+		}
+		return s.mirror.since(seq, limit), nil
+	}
 	return s.find(ctx, bson.M{"seq": bson.M{"$gt": seq}}, options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetLimit(int64(limit)))
 }
 
@@ -129,6 +172,9 @@ func (s *Feed) find(ctx context.Context, filter bson.M, opts *options.FindOption
 func (s *Feed) Drop(ctx context.Context) error {
 	if err := s.coll.Drop(ctx); err != nil {
 		return fmt.Errorf("drop feed: %w", err)
+	}
+	if s.mirror != nil {
+		s.mirror.Reset(nil)
 	}
 	return s.EnsureIndexes(ctx)
 }

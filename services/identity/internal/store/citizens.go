@@ -73,6 +73,9 @@ type Citizens struct {
 	numbers *mongo.Collection
 	db      *mongox.DB
 	next    int64 // next free citizen number, guarded by the sequence's lock
+	// mirror serves reads by id and the directory on an exclusive database
+	// (nil on a shared one, where the indexes serve them).
+	mirror *citizenMirror
 }
 
 var _ domain.Repository = (*Citizens)(nil)
@@ -80,13 +83,19 @@ var _ domain.Repository = (*Citizens)(nil)
 // NewCitizens uses db's "citizens" and "citizen_numbers" collections and
 // tells notify about every write that leaves events.
 func NewCitizens(db *mongox.DB, notify mongox.Notifier) *Citizens {
-	return &Citizens{docs: mongox.NewDocs[citizenDoc, events.Event](db, "citizens", notify), numbers: db.Collection("citizen_numbers"), db: db}
+	s := &Citizens{docs: mongox.NewDocs[citizenDoc, events.Event](db, "citizens", notify), numbers: db.Collection("citizen_numbers"), db: db,
+		mirror: citizenMirrorOf(db)}
+	if s.mirror != nil {
+		s.docs.Written = s.written
+	}
+	return s
 }
 
 // Collection is the collection whose documents carry outboxes (for the relay).
 func (s *Citizens) Collection() *mongo.Collection { return s.docs.Collection() }
 
-// EnsureIndexes creates the indexes the queries need.
+// EnsureIndexes creates the indexes the queries need and, on an exclusive
+// database, loads the citizens into memory.
 func (s *Citizens) EnsureIndexes(ctx context.Context) error {
 	if err := mongox.EnsureIndexes(ctx, s.Collection(),
 		mongox.Index("citizen_number", false, bson.E{Key: "citizen_number", Value: 1}),
@@ -94,7 +103,13 @@ func (s *Citizens) EnsureIndexes(ctx context.Context) error {
 	); err != nil {
 		return err
 	}
-	return mongox.EnsureIndexes(ctx, s.numbers, mongox.Index("agent_id", true, bson.E{Key: "agent_id", Value: 1}))
+	if err := mongox.EnsureIndexes(ctx, s.numbers, mongox.Index("agent_id", true, bson.E{Key: "agent_id", Value: 1})); err != nil {
+		return err
+	}
+	if s.mirror == nil {
+		return nil
+	}
+	return s.loadMirror(ctx)
 }
 
 // Claim inserts a pending citizen under its agent_id: the unique _id
@@ -110,6 +125,16 @@ func (s *Citizens) Claim(ctx context.Context, c domain.Citizen) error {
 
 // Get returns a citizen by agent_id (any status); found is false when absent.
 func (s *Citizens) Get(ctx context.Context, agentID string) (domain.Citizen, bool, error) {
+	if s.mirror != nil {
+		if err := s.loadMirror(ctx); err != nil {
+			return domain.Citizen{}, false, err
+		}
+		r, ok := s.mirror.Get(agentID)
+		if !ok {
+			return domain.Citizen{}, false, nil
+		}
+		return r.doc.citizen(), true, nil
+	}
 	d, err := s.docs.Get(ctx, agentID)
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.Citizen{}, false, nil
@@ -161,9 +186,18 @@ func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.
 	if !signed.IsZero() {
 		set["last_signed_at"] = clock.Stored(signed)
 	}
-	_, err := s.Collection().UpdateOne(ctx, s.db.Guarded(agentID, bson.M{"status": domain.StatusLiving}), bson.M{"$set": set})
+	res, err := s.Collection().UpdateOne(ctx, s.db.Guarded(agentID, bson.M{"status": domain.StatusLiving}), bson.M{"$set": set})
 	if err != nil {
 		return fmt.Errorf("record presence of %s: %w", agentID, err)
+	}
+	if s.mirror != nil && res.MatchedCount > 0 {
+		s.mirror.Change(agentID, func(r *citizenRow) bool {
+			r.doc.LastSeenAt = clock.Stored(seen)
+			if !signed.IsZero() {
+				r.doc.LastSignedAt = clock.Stored(signed)
+			}
+			return true
+		})
 	}
 	return nil
 }
@@ -177,6 +211,13 @@ func (s *Citizens) Pending(ctx context.Context, cutoff time.Time) ([]domain.Citi
 
 // Directory lists visible, named, living citizens by citizen number.
 func (s *Citizens) Directory(ctx context.Context, q domain.DirectoryQuery) ([]domain.Citizen, int64, error) {
+	if s.mirror != nil {
+		if err := s.loadMirror(ctx); err != nil {
+			return nil, 0, err
+		}
+		out, total := s.directoryFromMirror(q)
+		return out, total, nil
+	}
 	filter := bson.M{"directory_visible": true, "status": domain.StatusLiving, "name": bson.M{"$ne": ""}}
 	if q.Search != "" {
 		rx := containsFold(q.Search)

@@ -66,26 +66,37 @@ func (s sealedDoc) seal() seal.Sealed {
 type Backups struct {
 	meta    *docs[backupDoc]
 	content *docs[contentDoc]
+	// mirror answers the queries on the metadata on an exclusive database
+	// (nil on a shared one, where the indexes serve them).
+	mirror *backupMirror
 }
 
 // NewBackups uses db's "backups" and "backup_contents" collections.
 func NewBackups(db *mongox.DB) *Backups {
-	return &Backups{meta: mongox.NewDocs[backupDoc, eventOf](db, "backups", nil),
-		content: mongox.NewDocs[contentDoc, eventOf](db, "backup_contents", nil)}
+	s := &Backups{meta: mongox.NewDocs[backupDoc, eventOf](db, "backups", nil),
+		content: mongox.NewDocs[contentDoc, eventOf](db, "backup_contents", nil), mirror: backupMirrorOf(db)}
+	if s.mirror != nil {
+		s.meta.Written = s.written
+	}
+	return s
 }
 
 // EnsureIndexes creates the slot index and the per-owner listing index.
+// On an exclusive database it then loads the metadata into memory.
 func (s *Backups) EnsureIndexes(ctx context.Context) error {
-	return mongox.EnsureIndexes(ctx, s.meta.Collection(),
+	if err := mongox.EnsureIndexes(ctx, s.meta.Collection(),
 		mongox.Index("slot_unique", true, bson.E{Key: "slot_key", Value: 1}),
-		mongox.Index("owner_created", false, bson.E{Key: "owner_agent_id", Value: 1}, bson.E{Key: "created_at", Value: -1}))
+		mongox.Index("owner_created", false, bson.E{Key: "owner_agent_id", Value: 1}, bson.E{Key: "created_at", Value: -1})); err != nil {
+		return err
+	}
+	return s.loadMirror(ctx)
 }
 
 func slotKey(owner string, slot int) string { return fmt.Sprintf("%s#%02d", owner, slot) }
 
 // usedSlots returns the slot numbers owner's backups occupy.
 func (s *Backups) usedSlots(ctx context.Context, owner string) (map[int]bool, error) {
-	docs, err := mongox.FindAll[backupDoc](ctx, s.meta.Collection(), bson.M{"owner_agent_id": owner},
+	docs, err := s.find(ctx, bson.M{"owner_agent_id": owner}, func(*backupDoc) bool { return true },
 		options.Find().SetProjection(bson.M{"slot": 1}))
 	if err != nil {
 		return nil, fmt.Errorf("read backup slots: %w", err)
@@ -160,7 +171,8 @@ func (s *Backups) Get(ctx context.Context, id, owner string) (domain.Backup, err
 // List returns owner's unexpired backups, newest first, without content.
 func (s *Backups) List(ctx context.Context, owner string, now time.Time) ([]domain.Backup, error) {
 	filter := bson.M{"owner_agent_id": owner, "$or": bson.A{bson.M{"expires_at": nil}, bson.M{"expires_at": bson.M{"$gt": now}}}}
-	docs, err := mongox.FindAll[backupDoc](ctx, s.meta.Collection(), filter, options.Find().
+	live := func(d *backupDoc) bool { return d.ExpiresAt == nil || d.ExpiresAt.After(now) }
+	docs, err := s.find(ctx, filter, live, options.Find().
 		SetSort(bson.D{{Key: "created_at", Value: -1}, {Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("list backups: %w", err)
@@ -186,8 +198,8 @@ func (s *Backups) Delete(ctx context.Context, id string) error {
 
 // PurgeExpired deletes owner's expired backups, freeing their slots.
 func (s *Backups) PurgeExpired(ctx context.Context, owner string, now time.Time) (int64, error) {
-	expired, err := mongox.FindAll[backupDoc](ctx, s.meta.Collection(), bson.M{"owner_agent_id": owner, "expires_at": bson.M{"$ne": nil, "$lte": now}},
-		options.Find().SetProjection(bson.M{"_id": 1}))
+	expired, err := s.find(ctx, bson.M{"owner_agent_id": owner, "expires_at": bson.M{"$ne": nil, "$lte": now}},
+		func(d *backupDoc) bool { return d.ExpiresAt != nil && !d.ExpiresAt.After(now) }, options.Find().SetProjection(bson.M{"_id": 1}))
 	if err != nil {
 		return 0, fmt.Errorf("find expired backups: %w", err)
 	}
@@ -203,4 +215,17 @@ func (s *Backups) PurgeExpired(ctx context.Context, owner string, now time.Time)
 		n++
 	}
 	return n, nil
+}
+
+// find is one owner's query: filter on MongoDB, the same selection (keep,
+// of filter's owner) from memory on an exclusive database, where the list
+// order is the mirror's.
+func (s *Backups) find(ctx context.Context, filter bson.M, keep func(*backupDoc) bool, opts *options.FindOptions) ([]backupDoc, error) {
+	if s.mirror == nil {
+		return mongox.FindAll[backupDoc](ctx, s.meta.Collection(), filter, opts)
+	}
+	if err := s.loadMirror(ctx); err != nil {
+		return nil, err
+	}
+	return s.mirror.ofOwner(filter["owner_agent_id"].(string), keep), nil
 }

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -62,13 +63,30 @@ type Files struct {
 	files  *docs[fileDoc]
 	garden *docs[fileDoc]
 	blobs  *mongo.Collection
+	// mirrors of files and garden_files answer List on an exclusive
+	// database (nil on a shared one, where the indexes serve it).
+	filesMirror, gardenMirror *fileMirror
 }
 
 // NewFiles uses db's "files", "garden_files" and "blobs" collections and
 // tells notify about new garden events.
 func NewFiles(db *mongox.DB, notify mongox.Notifier) *Files {
-	return &Files{files: mongox.NewDocs[fileDoc, eventOf](db, "files", notify),
-		garden: mongox.NewDocs[fileDoc, eventOf](db, "garden_files", notify), blobs: db.Collection("blobs")}
+	s := &Files{files: mongox.NewDocs[fileDoc, eventOf](db, "files", notify),
+		garden: mongox.NewDocs[fileDoc, eventOf](db, "garden_files", notify), blobs: db.Collection("blobs"),
+		filesMirror: fileMirrorOf(db, "files"), gardenMirror: fileMirrorOf(db, "garden_files")}
+	if s.filesMirror != nil {
+		s.filesMirror.keep(s.files)
+		s.gardenMirror.keep(s.garden)
+	}
+	return s
+}
+
+// mirror is the in-memory copy of plotID's file heads (nil: none).
+func (s *Files) mirror(plotID string) *fileMirror {
+	if plotID == domain.CommonsPlotID {
+		return s.gardenMirror
+	}
+	return s.filesMirror
 }
 
 // OutboxCollection carries garden events (for the relay).
@@ -90,7 +108,16 @@ func (s *Files) EnsureIndexes(ctx context.Context) error {
 			return err
 		}
 	}
-	return mongox.EnsureIndexes(ctx, s.blobs, mongox.Index("tenancy", false, bson.E{Key: "tenancy", Value: 1}))
+	if err := mongox.EnsureIndexes(ctx, s.blobs, mongox.Index("tenancy", false, bson.E{Key: "tenancy", Value: 1})); err != nil {
+		return err
+	}
+	if s.filesMirror == nil {
+		return nil
+	}
+	if err := s.filesMirror.load(ctx, s.files); err != nil {
+		return err
+	}
+	return s.gardenMirror.load(ctx, s.garden)
 }
 
 // Head returns a file's head (a zero File when there is none).
@@ -126,13 +153,24 @@ func (s *Files) Delete(ctx context.Context, plotID, tenancy, path string, check 
 // prefix sorts inside [prefix, prefix+"~").
 func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error) {
 	filter := bson.M{"plot_id": plotID, "tenancy": tenancy}
+	to := ""
 	if prefix != "" {
-		filter["path"] = bson.M{"$gte": prefix, "$lt": prefix + "~"}
+		to = prefix + "~"
+		filter["path"] = bson.M{"$gte": prefix, "$lt": to}
 	}
-	docs, err := mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
-		options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
-	if err != nil {
-		return nil, fmt.Errorf("list files: %w", err)
+	var docs []fileDoc
+	if m := s.mirror(plotID); m != nil {
+		if err := m.load(ctx, s.docs(plotID)); err != nil {
+			return nil, err
+		}
+		docs = m.list(plotID, tenancy, prefix, to)
+	} else {
+		var err error
+		docs, err = mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
+			options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
+		if err != nil {
+			return nil, fmt.Errorf("list files: %w", err)
+		}
 	}
 	out := make([]domain.File, len(docs))
 	for i, d := range docs {
@@ -195,6 +233,9 @@ func (s *Files) DeleteTenancy(ctx context.Context, plotID, tenancy string) error
 	if _, err := s.docs(plotID).Collection().DeleteMany(ctx, bson.M{"plot_id": plotID, "tenancy": tenancy}); err != nil {
 		return fmt.Errorf("delete files of %s: %w", plotID, err)
 	}
+	if m := s.mirror(plotID); m != nil {
+		m.DeleteWhere(func(d *fileDoc) bool { return d.PlotID == plotID && d.Tenancy == tenancy })
+	}
 	if _, err := s.blobs.DeleteMany(ctx, bson.M{"tenancy": tenancy}); err != nil {
 		return fmt.Errorf("delete contents of %s: %w", plotID, err)
 	}
@@ -229,6 +270,11 @@ func (s *Files) DeleteOrphans(ctx context.Context, live map[string]bool, cutoff 
 			return removed, fmt.Errorf("delete orphans in %s: %w", target.c.Name(), err)
 		}
 		removed += res.DeletedCount
+		if target.c == s.files.Collection() && s.filesMirror != nil {
+			s.filesMirror.DeleteWhere(func(d *fileDoc) bool {
+				return !live[d.Tenancy] && d.WrittenAt.Before(clock.Stored(cutoff))
+			})
+		}
 	}
 	return removed, nil
 }

@@ -30,9 +30,10 @@ type Encoder func(domain.Event) (events.Event, error)
 type Store struct {
 	docs   *mongox.Docs[ticketDoc, events.Event]
 	encode Encoder
-	// index serves the list when this process is the database's only writer
-	// (the embedded backend); nil on a shared database.
-	index *exclusiveListIndex
+	// mirror serves reads by id, the list and the counts when this process
+	// is the database's only writer (the embedded backend); nil on a
+	// shared database.
+	mirror *ticketMirror
 }
 
 var _ domain.Repository = (*Store)(nil)
@@ -40,9 +41,9 @@ var _ domain.Repository = (*Store)(nil)
 // New keeps tickets in db's "tickets" collection and tells notify (the
 // outbox relay; nil: nobody) about every write that leaves events.
 func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
-	s := &Store{docs: mongox.NewDocs[ticketDoc, events.Event](db, "tickets", notify), encode: encode}
-	if db.Exclusive() {
-		s.index = newExclusiveListIndex()
+	s := &Store{docs: mongox.NewDocs[ticketDoc, events.Event](db, "tickets", notify), encode: encode, mirror: ticketMirrorOf(db)}
+	if s.mirror != nil {
+		s.docs.Written = s.written
 	}
 	return s
 }
@@ -51,7 +52,7 @@ func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
 func (s *Store) Collection() *mongo.Collection { return s.docs.Collection() }
 
 // EnsureIndexes creates the unique daily-slot key and the list indexes, and
-// on the embedded backend loads the in-memory list index. Each list index
+// on the embedded backend loads the tickets into memory. Each list index
 // ends with (created_at desc, _id desc), the list order, so on MongoDB a page
 // is one index range scan wherever it starts.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
@@ -66,7 +67,7 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	); err != nil {
 		return err
 	}
-	return s.loadIndex(ctx)
+	return s.loadMirror(ctx)
 }
 
 // File stores a new ticket in the filer's first free slot of day. A slot
@@ -90,7 +91,6 @@ func (s *Store) File(ctx context.Context, filedBy, day string, slots []int, buil
 		if err != nil {
 			return domain.Snapshot{}, fmt.Errorf("file ticket: %w", err)
 		}
-		s.index.put(d)
 		return d.snapshot(), nil
 	}
 	return domain.Snapshot{}, domain.ErrSlotsTaken
@@ -98,6 +98,16 @@ func (s *Store) File(ctx context.Context, filedBy, day string, slots []int, buil
 
 // Get returns the ticket, read once by _id.
 func (s *Store) Get(ctx context.Context, id domain.TicketID) (domain.Snapshot, error) {
+	if s.mirror != nil {
+		if err := s.loadMirror(ctx); err != nil {
+			return domain.Snapshot{}, err
+		}
+		d, ok := s.mirror.Get(string(id))
+		if !ok {
+			return domain.Snapshot{}, domain.ErrTicketNotFound(string(id))
+		}
+		return d.snapshot(), nil
+	}
 	d, err := s.docs.Get(ctx, string(id))
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.Snapshot{}, domain.ErrTicketNotFound(string(id))
@@ -132,6 +142,5 @@ func (s *Store) Change(ctx context.Context, id domain.TicketID, fn func(*domain.
 	case err != nil:
 		return domain.Snapshot{}, err
 	}
-	s.index.put(d)
 	return d.snapshot(), nil
 }

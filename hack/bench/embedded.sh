@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The embedded default at scale (`make bench-embedded`): builds the runner,
+# starts it on a fresh data directory (embedded FerretDB and Kafka, logging
+# at warn), seeds it over the HTTP API with hack/cmd/seedworld, restarts it
+# to time the start-up with that world, then drives each read endpoint with
+# wrk (1 thread, 16 connections) and prints requests/s and p99 per endpoint,
+# the start-up time and the runner's RSS.
+#
+#   CITIZENS=1000 TICKETS=1 FILES=1 DURATION=5s hack/bench/embedded.sh
+#   WORLD_DATA_DIR=/some/dir SEED=0 hack/bench/embedded.sh   # reuse a seeded world
+#   WORLD_BIN=/path/to/an/older/world hack/bench/embedded.sh   # measure another build
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+CITIZENS=${CITIZENS:-1000}
+TICKETS=${TICKETS:-1}
+FILES=${FILES:-1}
+DURATION=${DURATION:-5s}
+PORT=${PORT:-18181}
+SEED=${SEED:-1}
+WARMUP=${WARMUP:-10} # seconds the restarted world gets before the first endpoint (relay and consumers catch up)
+SETTLE=${SETTLE:-300} # at most this many seconds of waiting for the last endpoint's backlog
+DATA=${WORLD_DATA_DIR:-$(mktemp -d -t world-bench-XXXXXX)}
+BASE="http://127.0.0.1:$PORT"
+command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
+
+mkdir -p bin
+WORLD_BIN=${WORLD_BIN:-bin/world} # another build of the runner, to compare
+[ "$WORLD_BIN" != bin/world ] || go build -o bin/world ./hack/cmd/world
+go build -o bin/seedworld ./hack/cmd/seedworld
+
+pid=""
+stop() { if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; fi; }
+trap stop EXIT
+start() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	WORLD_ADDR="127.0.0.1:$PORT" WORLD_DATA_DIR="$DATA" WORLD_LOG_LEVEL=warn \
+		WORLD_AMBASSADOR_TOKEN=bench-token-0123456789 "$WORLD_BIN" >>"$DATA/runner.log" 2>&1 &
+	pid=$!
+	until curl -fs "$BASE/readyz" >/dev/null 2>&1; do
+		kill -0 "$pid" 2>/dev/null || { echo "the runner exited; see $DATA/runner.log" >&2; exit 1; }
+		sleep 0.05
+	done
+	t1=$(date +%s.%N)
+	STARTUP=$(echo "$t1 - $t0" | bc)
+}
+
+start
+if [ "$SEED" = 1 ]; then
+	./bin/seedworld -url "$BASE" -citizens "$CITIZENS" -tickets "$TICKETS" -files "$FILES" >"$DATA/bench.env"
+fi
+# shellcheck disable=SC1091
+source "$DATA/bench.env"
+stop
+start
+rss_start=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+sleep "$WARMUP"
+
+H=(-H "X-Agent-Id: $BENCH_AGENT_ID" -H "X-Agent-Certificate: $BENCH_CERT")
+TICKET_CURSOR=$(curl -fs "$BASE/api/world/tickets?limit=20" | jq -r '.pagination.next // ""')
+EVENT_CURSOR=$(curl -fs "$BASE/api/world/events?limit=50" | jq -r '.pagination.next // ""')
+PLOT_CURSOR=$(curl -fs "$BASE/api/world/plots?limit=100" | jq -r '.pagination.next // ""')
+
+echo
+echo "world: $CITIZENS citizens (directory-visible, one plot each), $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, data in $DATA"
+echo "start-up with that world: ${STARTUP}s; RSS after start: $((rss_start / 1024)) MiB"
+echo "wrk -t1 -c16 -d$DURATION --latency, logging at warn"
+echo
+printf '| %-58s | %10s | %10s | %s\n' endpoint "requests/s" p99 "errors"
+printf '|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..60})" "------------" "------------"
+# settle waits until a read by _id answers within 100 ms again: requests
+# that wrk gave up on are still being served, and would weigh on the next
+# endpoint's numbers.
+settle() {
+	local i t
+	for i in $(seq 1 $((SETTLE * 2))); do
+		t=$(curl -s -o /dev/null -m 5 -w '%{time_total}' "$BASE/api/world/citizens/$BENCH_AGENT_ID" || echo 5)
+		if [ "$(echo "$t < 0.1" | bc)" = 1 ]; then return; fi
+		sleep 0.5
+	done
+}
+bench() {
+	local label=$1 path=$2; shift 2
+	local out rps p99 errs
+	settle
+	out=$(wrk -t1 -c16 -d"$DURATION" --timeout 2s --latency "$@" "$BASE$path" 2>&1)
+	rps=$(awk '/Requests\/sec/ {printf "%d", $2}' <<<"$out")
+	p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+	if [ "${p99:-0.00us}" = 0.00us ]; then p99="none answered"; fi
+	errs=$(grep -E 'Non-2xx|Socket errors' <<<"$out" | tr -s ' ' | paste -sd ';' - || true)
+	printf '| %-58s | %10s | %10s | %s\n' "$label" "$rps" "${p99:-n/a}" "$errs"
+}
+bench 'GET /api/world/bulletin' /api/world/bulletin
+bench 'GET /api/world/citizens/:id' "/api/world/citizens/$BENCH_AGENT_ID"
+bench 'GET /api/world/tickets/:id' "/api/world/tickets/$BENCH_TICKET_ID"
+bench 'GET /api/world/plots/:id' "/api/world/plots/$BENCH_PLOT_ID"
+bench 'GET /api/world/tickets?status=open' '/api/world/tickets?status=open'
+bench 'GET /api/world/tickets?cursor=...' "/api/world/tickets?cursor=$TICKET_CURSOR"
+bench 'GET /api/world/plots?limit=100' '/api/world/plots?limit=100'
+bench 'GET /api/world/plots?limit=100&cursor=...' "/api/world/plots?limit=100&cursor=$PLOT_CURSOR"
+bench 'GET /api/world/plots/available?near_x=500&near_y=5' '/api/world/plots/available?near_x=500&near_y=5'
+bench 'GET /api/world/events?limit=50' '/api/world/events?limit=50'
+bench 'GET /api/world/events?limit=50&type=ticket' '/api/world/events?limit=50&type=ticket'
+bench 'GET /api/world/events?limit=50&cursor=...' "/api/world/events?limit=50&cursor=$EVENT_CURSOR"
+bench 'GET /api/world/directory?search=gardener' '/api/world/directory?search=gardener'
+bench 'GET /api/world/directory?interest=music' '/api/world/directory?interest=music'
+bench 'GET /api/world/storage/list?plot_id=...' "/api/world/storage/list?plot_id=$BENCH_PLOT_ID" "${H[@]}"
+bench 'GET /api/world/continuity/list' /api/world/continuity/list "${H[@]}"
+bench 'GET /api/world/governance/proposals' /api/world/governance/proposals
+bench 'GET /api/world/elections' /api/world/elections
+rss_end=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+echo
+echo "RSS after the benchmark: $((rss_end / 1024)) MiB"

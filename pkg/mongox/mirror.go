@@ -1,0 +1,288 @@
+package mongox
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Mirror is an in-memory copy of a collection's rows (each store picks the
+// row type: the document, or a projection of it with precomputed keys), by
+// _id and in the list orders the store declares. A store keeps one only on
+// an Exclusive database: FerretDB v1, the embedded default, serves nothing
+// but exact _id lookups from an index and decodes the whole collection for
+// any other filter, sort or count, whereas this process, as the only
+// writer, sees every write and can keep the copy exactly coherent. The
+// store fills it at start (Reset, one scan) and reports each write while it
+// still holds the document's lock (Put, Delete; Docs.Written does it for
+// Docs), so the copy never lags behind a write that has been answered.
+// On a Shared database the store queries MongoDB, whose indexes serve the
+// same orders, and no Mirror exists: other replicas' writes never reach it.
+//
+// Rows are immutable once put: readers get pointers into the copy and must
+// not change what they point at; a change is a Put of a new row.
+//
+// One collection of one DB has one Mirror (MirrorOf), whichever stores of
+// the process write it.
+type Mirror[R any] struct {
+	id     func(*R) string
+	mu     sync.RWMutex
+	rows   map[string]*R
+	orders map[string]*Order[R]
+	loaded atomic.Bool
+}
+
+// MirrorOf is the Mirror of collection coll of db, made on first use with
+// rows keyed by id; nil when db is not Exclusive. Every store of the
+// process gets the same one for a collection (so a write through any of
+// them reaches it); the row type of a collection is the same for all.
+func MirrorOf[R any](db *DB, coll string, id func(*R) string) *Mirror[R] {
+	if !db.Exclusive() {
+		return nil
+	}
+	m, _ := db.mirrors.LoadOrStore(coll, NewMirror(id))
+	return m.(*Mirror[R])
+}
+
+// Order is one list order of a Mirror: the rows keep selects, sorted by
+// cmp, which must be total (end with the _id) so that a row has one place.
+type Order[R any] struct {
+	m    *Mirror[R]
+	cmp  func(a, b *R) int
+	keep func(*R) bool
+	rows []*R
+}
+
+// NewMirror makes an empty copy whose rows are keyed by id.
+func NewMirror[R any](id func(*R) string) *Mirror[R] {
+	return &Mirror[R]{id: id, rows: map[string]*R{}, orders: map[string]*Order[R]{}}
+}
+
+// Order declares the list order name: the rows keep selects (nil: every
+// row) sorted by cmp. A name declared before returns the order it names.
+func (m *Mirror[R]) Order(name string, cmp func(a, b *R) int, keep func(*R) bool) *Order[R] {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if o, ok := m.orders[name]; ok {
+		return o
+	}
+	o := &Order[R]{m: m, cmp: cmp, keep: keep}
+	for _, r := range m.rows {
+		o.add(r)
+	}
+	slices.SortFunc(o.rows, o.cmp)
+	m.orders[name] = o
+	return o
+}
+
+// Load fills the copy from the database with load (one scan) the first
+// time it is called, and does nothing after that. Writes wait while it
+// loads: one that the scan missed is reported after it, and one it saw is
+// reported again, which changes nothing.
+func (m *Mirror[R]) Load(ctx context.Context, load func(ctx context.Context) ([]R, error)) error {
+	if m.loaded.Load() {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.loaded.Load() {
+		return nil
+	}
+	rows, err := load(ctx)
+	if err != nil {
+		return fmt.Errorf("load the in-memory copy: %w", err)
+	}
+	m.reset(rows)
+	m.loaded.Store(true)
+	return nil
+}
+
+// Reset replaces every row (the scan at start), sorting each order once.
+func (m *Mirror[R]) Reset(rows []R) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reset(rows)
+}
+
+func (m *Mirror[R]) reset(rows []R) {
+	defer m.loaded.Store(true)
+	m.rows = make(map[string]*R, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		m.rows[m.id(r)] = r
+	}
+	for _, o := range m.orders {
+		o.rows = o.rows[:0]
+		for _, r := range m.rows {
+			if o.keep == nil || o.keep(r) {
+				o.rows = append(o.rows, r)
+			}
+		}
+		slices.SortFunc(o.rows, o.cmp)
+	}
+}
+
+// Put stores r, replacing the row with its id.
+func (m *Mirror[R]) Put(r R) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.put(r)
+}
+
+func (m *Mirror[R]) put(r R) {
+	id := m.id(&r)
+	if old, ok := m.rows[id]; ok {
+		for _, o := range m.orders {
+			o.remove(old)
+		}
+	}
+	m.rows[id] = &r
+	for _, o := range m.orders {
+		o.add(&r)
+	}
+}
+
+// Change replaces the row with id by fn's change of a copy of it, if there
+// is one; fn returning false leaves it as it was.
+func (m *Mirror[R]) Change(id string, fn func(*R) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, ok := m.rows[id]
+	if !ok {
+		return
+	}
+	r := *old
+	if fn(&r) {
+		m.put(r)
+	}
+}
+
+// Delete removes the row with id, if there is one.
+func (m *Mirror[R]) Delete(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, ok := m.rows[id]
+	if !ok {
+		return
+	}
+	delete(m.rows, id)
+	for _, o := range m.orders {
+		o.remove(old)
+	}
+}
+
+// DeleteWhere removes every row match selects (the copy of a DeleteMany
+// with the same filter) and returns how many it removed.
+func (m *Mirror[R]) DeleteWhere(match func(*R) bool) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for id, r := range m.rows {
+		if !match(r) {
+			continue
+		}
+		delete(m.rows, id)
+		for _, o := range m.orders {
+			o.remove(r)
+		}
+		n++
+	}
+	return n
+}
+
+// Get returns the row with id (read-only).
+func (m *Mirror[R]) Get(id string) (*R, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	r, ok := m.rows[id]
+	return r, ok
+}
+
+// Len is the number of rows.
+func (m *Mirror[R]) Len() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.rows)
+}
+
+// Scan calls fn on every row in no particular order until fn returns false.
+func (m *Mirror[R]) Scan(fn func(*R) bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for _, r := range m.rows {
+		if !fn(r) {
+			return
+		}
+	}
+}
+
+func (o *Order[R]) add(r *R) {
+	if o.keep != nil && !o.keep(r) {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(o.rows, r, o.cmp)
+	o.rows = slices.Insert(o.rows, i, r)
+}
+
+func (o *Order[R]) remove(r *R) {
+	if o.keep != nil && !o.keep(r) {
+		return
+	}
+	if i, found := slices.BinarySearchFunc(o.rows, r, o.cmp); found && o.rows[i] == r {
+		o.rows = slices.Delete(o.rows, i, i+1)
+	}
+}
+
+// Len is the number of rows in the order.
+func (o *Order[R]) Len() int {
+	o.m.mu.RLock()
+	defer o.m.mu.RUnlock()
+	return len(o.rows)
+}
+
+// Ascend calls fn on the rows in order, starting at the first row for
+// which from is true (from must be false, then true along the order; nil:
+// the first row), until fn returns false. A page after a cursor is a
+// binary search, never a walk from the start.
+func (o *Order[R]) Ascend(from func(*R) bool, fn func(*R) bool) {
+	o.m.mu.RLock()
+	defer o.m.mu.RUnlock()
+	i := 0
+	if from != nil {
+		i, _ = slices.BinarySearchFunc(o.rows, true, func(r *R, _ bool) int {
+			if from(r) {
+				return 1
+			}
+			return -1
+		})
+	}
+	for ; i < len(o.rows); i++ {
+		if !fn(o.rows[i]) {
+			return
+		}
+	}
+}
+
+// Descend calls fn on the rows in reverse order, starting at the last row
+// for which below is true (below must be true, then false along the order;
+// nil: the last row), until fn returns false.
+func (o *Order[R]) Descend(below func(*R) bool, fn func(*R) bool) {
+	o.m.mu.RLock()
+	defer o.m.mu.RUnlock()
+	i := len(o.rows)
+	if below != nil {
+		i, _ = slices.BinarySearchFunc(o.rows, true, func(r *R, _ bool) int {
+			if below(r) {
+				return -1
+			}
+			return 1
+		})
+	}
+	for i--; i >= 0; i-- {
+		if !fn(o.rows[i]) {
+			return
+		}
+	}
+}

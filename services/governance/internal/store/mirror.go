@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/clock"
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/services/governance/internal/domain"
+)
+
+// On an exclusive database (the embedded backend, where FerretDB decodes
+// every proposal for a page, a count or the check's due list) proposals and
+// elections are also kept in memory without their ballots, in list order:
+// newest first, walked from the end of an oldest-first order. Reads of one
+// aggregate with its ballots stay reads by _id. On a shared database there
+// is no copy: the indexes serve the queries.
+type mirrors struct {
+	proposals       *mongox.Mirror[proposalDoc]
+	proposalsNewest *mongox.Order[proposalDoc]
+	elections       *mongox.Mirror[electionDoc]
+	electionsNewest *mongox.Order[electionDoc]
+}
+
+func mirrorsOf(db *mongox.DB) *mirrors {
+	p := mongox.MirrorOf(db, "proposals", func(d *proposalDoc) string { return d.ID })
+	e := mongox.MirrorOf(db, "elections", func(d *electionDoc) string { return d.ID })
+	if p == nil || e == nil {
+		return nil
+	}
+	return &mirrors{
+		proposals: p,
+		proposalsNewest: p.Order("newest", func(a, b *proposalDoc) int {
+			if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		}, nil),
+		elections: e,
+		electionsNewest: e.Order("newest", func(a, b *electionDoc) int {
+			if c := a.OpenedAt.Compare(b.OpenedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		}, nil),
+	}
+}
+
+// keep makes the Docs report their writes, ballots left out.
+func (m *mirrors) keep(s *Store) {
+	s.proposals.Written = func(id string, d *proposalDoc) {
+		if d == nil {
+			m.proposals.Delete(id)
+			return
+		}
+		row := *d
+		row.Ballots = nil
+		m.proposals.Put(row)
+	}
+	s.elections.Written = func(id string, d *electionDoc) {
+		if d == nil {
+			m.elections.Delete(id)
+			return
+		}
+		row := *d
+		row.Ballots = nil
+		m.elections.Put(row)
+	}
+}
+
+func (s *Store) loadMirrors(ctx context.Context) error {
+	if s.mirrors == nil {
+		return nil
+	}
+	if err := s.mirrors.proposals.Load(ctx, func(ctx context.Context) ([]proposalDoc, error) {
+		return mongox.FindAll[proposalDoc](ctx, s.proposals.Collection(), bson.M{}, options.Find().SetProjection(withoutBallots))
+	}); err != nil {
+		return err
+	}
+	return s.mirrors.elections.Load(ctx, func(ctx context.Context) ([]electionDoc, error) {
+		return mongox.FindAll[electionDoc](ctx, s.elections.Collection(), bson.M{}, options.Find().SetProjection(withoutBallots))
+	})
+}
+
+func (m *mirrors) listProposals(q domain.ProposalQuery) []domain.Proposal {
+	out := []domain.Proposal{}
+	var below func(*proposalDoc) bool
+	if a := q.After; a != nil {
+		at := clock.Stored(a.CreatedAt)
+		below = func(d *proposalDoc) bool {
+			if c := d.CreatedAt.Compare(at); c != 0 {
+				return c < 0
+			}
+			return d.ID < a.ID
+		}
+	}
+	m.proposalsNewest.Descend(below, func(d *proposalDoc) bool {
+		if (q.Status == nil || d.Status == string(*q.Status)) && (q.Type == nil || d.Type == string(*q.Type)) {
+			out = append(out, *d.proposal())
+		}
+		return q.Limit <= 0 || len(out) < q.Limit
+	})
+	return out
+}
+
+func (m *mirrors) dueProposals(now time.Time) []domain.Proposal {
+	now = clock.Stored(now)
+	out := []domain.Proposal{}
+	m.proposals.Scan(func(d *proposalDoc) bool {
+		if d.Status == string(domain.Discussion) && !d.DiscussionEndsAt.After(now) ||
+			d.Status == string(domain.Voting) && !d.VotingEndsAt.After(now) || d.RecallPending {
+			out = append(out, *d.proposal())
+		}
+		return true
+	})
+	return out
+}
+
+func (m *mirrors) countProposals() map[domain.ProposalStatus]int64 {
+	out := map[domain.ProposalStatus]int64{}
+	for _, st := range domain.ProposalStatuses {
+		out[st] = 0
+	}
+	m.proposals.Scan(func(d *proposalDoc) bool {
+		if _, ok := out[domain.ProposalStatus(d.Status)]; ok {
+			out[domain.ProposalStatus(d.Status)]++
+		}
+		return true
+	})
+	return out
+}
+
+func (m *mirrors) listElections(q domain.ElectionQuery) []domain.Election {
+	out := []domain.Election{}
+	m.electionsNewest.Descend(nil, func(d *electionDoc) bool {
+		if (q.Status == nil || d.Status == string(*q.Status)) && (q.Role == nil || d.Role == string(*q.Role)) {
+			out = append(out, *d.election())
+		}
+		return true
+	})
+	return out
+}
+
+func (m *mirrors) firstElectionAt() (time.Time, bool) {
+	var at time.Time
+	found := false
+	m.electionsNewest.Ascend(nil, func(d *electionDoc) bool {
+		at, found = d.OpenedAt.UTC(), true
+		return false
+	})
+	return at, found
+}

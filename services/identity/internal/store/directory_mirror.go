@@ -1,0 +1,144 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"strings"
+	"unicode"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/services/identity/internal/domain"
+)
+
+// citizenRow is a citizen in memory on an exclusive database (the embedded
+// backend, where FerretDB would decode every citizen for a directory
+// page): the document with its search keys folded once, when written.
+type citizenRow struct {
+	doc       citizenDoc
+	name, bio string   // folded
+	interests []string // folded
+}
+
+func rowOf(d citizenDoc) citizenRow {
+	r := citizenRow{doc: d, name: fold(d.Name), bio: fold(d.DirectoryBio)}
+	for _, i := range d.Interests {
+		r.interests = append(r.interests, fold(i))
+	}
+	return r
+}
+
+// listed is the directory's selection: visible, living and named.
+func (r *citizenRow) listed() bool {
+	return r.doc.DirectoryVisible && r.doc.Status == domain.StatusLiving && r.doc.Name != ""
+}
+
+// citizenMirror keeps every citizen by agent id and the directory in its
+// order, citizen number (the "directory" index on MongoDB).
+type citizenMirror struct {
+	*mongox.Mirror[citizenRow]
+	directory *mongox.Order[citizenRow]
+}
+
+func citizenMirrorOf(db *mongox.DB) *citizenMirror {
+	m := mongox.MirrorOf(db, "citizens", func(r *citizenRow) string { return r.doc.AgentID })
+	if m == nil {
+		return nil
+	}
+	return &citizenMirror{Mirror: m, directory: m.Order("directory", func(a, b *citizenRow) int {
+		if c := cmp.Compare(a.doc.Number, b.doc.Number); c != 0 {
+			return c
+		}
+		return strings.Compare(a.doc.AgentID, b.doc.AgentID)
+	}, (*citizenRow).listed)}
+}
+
+func (s *Citizens) loadMirror(ctx context.Context) error {
+	return s.mirror.Load(ctx, func(ctx context.Context) ([]citizenRow, error) {
+		docs, err := mongox.FindAll[citizenDoc](ctx, s.Collection(), bson.M{}, options.Find().SetProjection(bson.M{mongox.OutboxField: 0}))
+		if err != nil {
+			return nil, err
+		}
+		rows := make([]citizenRow, len(docs))
+		for i, d := range docs {
+			rows[i] = rowOf(d)
+		}
+		return rows, nil
+	})
+}
+
+// written keeps the mirror by every mongox.Docs write (the document's lock
+// held). A change writes every field but presence, which the row keeps.
+func (s *Citizens) written(id string, d *citizenDoc) {
+	if d == nil {
+		s.mirror.Delete(id)
+		return
+	}
+	next := *d
+	if old, ok := s.mirror.Get(id); ok {
+		next.LastSeenAt, next.LastSignedAt = old.doc.LastSeenAt, old.doc.LastSignedAt
+	}
+	s.mirror.Put(rowOf(next))
+}
+
+// directoryFromMirror is Directory's query answered in memory: the same
+// selection, matches and order as the MongoDB filter.
+func (s *Citizens) directoryFromMirror(q domain.DirectoryQuery) ([]domain.Citizen, int64) {
+	search, interest := fold(q.Search), fold(q.Interest)
+	var total int64
+	out := []domain.Citizen{}
+	s.mirror.directory.Ascend(nil, func(r *citizenRow) bool {
+		if search != "" && !strings.Contains(r.name, search) && !strings.Contains(r.bio, search) {
+			return true
+		}
+		if q.Interest != "" && !hasInterest(r.interests, interest) {
+			return true
+		}
+		if total >= int64(q.Offset) && len(out) < q.Limit {
+			out = append(out, r.doc.citizen())
+		}
+		total++
+		return true
+	})
+	return out, total
+}
+
+func hasInterest(folded []string, want string) bool {
+	for _, i := range folded {
+		if i == want {
+			return true
+		}
+	}
+	return false
+}
+
+// fold maps each rune to the smallest rune of its simple case-folding
+// orbit. Two strings fold alike exactly when a case-insensitive literal
+// regular expression ((?i), simple folding, as the database's $regex with
+// option i) matches one against the other, so substring and equality on
+// folded strings are the regex matches of the MongoDB query.
+func fold(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		// In ASCII only k and s have orbits reaching past it (K, ſ); their
+		// smallest members are still K and S, so upper-casing is the fold.
+		return strings.ToUpper(s)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b.WriteRune(m)
+	}
+	return b.String()
+}

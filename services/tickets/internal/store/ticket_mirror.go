@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/clock"
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/services/tickets/internal/domain"
+)
+
+// ticketMirror is every ticket in memory when this process is the
+// database's only writer (the embedded backend). FerretDB v1 answers only
+// exact _id lookups from an index and scans the whole collection for a
+// sorted page or a count, and reading a page's tickets one by one by _id
+// costs a round trip each; here a page, a count and a read by id are
+// answered from memory. mongox.Docs reports every write while it holds the
+// ticket's lock, so the copy is never behind a write that was answered. On
+// a shared database (MongoDB, several replicas) there is none: the
+// compound indexes serve the same queries, and another replica's writes
+// would never reach it.
+//
+// The orders are the list order, created_at desc then _id desc (stored
+// ascending and walked from the end), over all tickets and per status: a
+// status filter walks only its tickets, and a count is a length.
+type ticketMirror struct {
+	*mongox.Mirror[ticketDoc]
+	all      *mongox.Order[ticketDoc]
+	byStatus map[domain.Status]*mongox.Order[ticketDoc]
+}
+
+func oldestFirst(a, b *ticketDoc) int {
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+func ticketMirrorOf(db *mongox.DB) *ticketMirror {
+	m := mongox.MirrorOf(db, "tickets", func(d *ticketDoc) string { return d.ID })
+	if m == nil {
+		return nil
+	}
+	tm := &ticketMirror{Mirror: m, all: m.Order("newest", oldestFirst, nil), byStatus: map[domain.Status]*mongox.Order[ticketDoc]{}}
+	for _, st := range []domain.Status{domain.StatusOpen, domain.StatusAcknowledged, domain.StatusResolved} {
+		tm.byStatus[st] = m.Order("status_newest:"+string(st), oldestFirst, func(d *ticketDoc) bool { return d.Status == string(st) })
+	}
+	return tm
+}
+
+// loadMirror fills the copy from the stored tickets (one scan, at start).
+func (s *Store) loadMirror(ctx context.Context) error {
+	if s.mirror == nil {
+		return nil
+	}
+	return s.mirror.Load(ctx, func(ctx context.Context) ([]ticketDoc, error) {
+		return mongox.FindAll[ticketDoc](ctx, s.Collection(), bson.M{}, options.Find().SetProjection(bson.M{mongox.OutboxField: 0}))
+	})
+}
+
+func (s *Store) written(id string, d *ticketDoc) {
+	if d == nil {
+		s.mirror.Delete(id)
+		return
+	}
+	s.mirror.Put(*d)
+}
+
+// list is List's query: up to q.Limit tickets matching q.Filter strictly
+// after q.After in list order.
+func (m *ticketMirror) list(q domain.ListQuery) []domain.Snapshot {
+	out := make([]domain.Snapshot, 0, max(q.Limit, 0))
+	if q.Limit <= 0 {
+		return out
+	}
+	order := m.all
+	if q.Filter.Status != nil {
+		order = m.byStatus[*q.Filter.Status]
+		if order == nil {
+			return out
+		}
+	}
+	var below func(*ticketDoc) bool
+	if q.After != nil {
+		at, id := clock.Stored(q.After.CreatedAt), string(q.After.ID)
+		below = func(d *ticketDoc) bool {
+			if c := d.CreatedAt.Compare(at); c != 0 {
+				return c < 0
+			}
+			return d.ID < id
+		}
+	}
+	order.Descend(below, func(d *ticketDoc) bool {
+		if q.Filter.Category == nil || d.Category == string(*q.Filter.Category) {
+			listed := *d
+			listed.Upvoters = nil // lists never show who upvoted
+			out = append(out, listed.snapshot())
+		}
+		return len(out) < q.Limit
+	})
+	return out
+}
+
+func (m *ticketMirror) counts() domain.Counts {
+	return domain.Counts{
+		Open:         int64(m.byStatus[domain.StatusOpen].Len()),
+		Acknowledged: int64(m.byStatus[domain.StatusAcknowledged].Len()),
+		Resolved:     int64(m.byStatus[domain.StatusResolved].Len()),
+	}
+}
