@@ -14,10 +14,10 @@ import (
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
+	"sharedworld.dev/pkg/seal"
 	"sharedworld.dev/pkg/testkit"
 	catalog "sharedworld.dev/proto"
 	plotsstorage "sharedworld.dev/services/plots-storage"
-	"sharedworld.dev/pkg/seal"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }

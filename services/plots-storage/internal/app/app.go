@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/clock"
-	"sharedworld.dev/services/plots-storage/internal/domain"
 	"sharedworld.dev/pkg/seal"
+	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 // App is the plots-storage application.

@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"sharedworld.dev/pkg/clock"
-	"sharedworld.dev/services/plots-storage/internal/domain"
 	"sharedworld.dev/pkg/seal"
+	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 // BackupRequest is a backup as decoded; Content and EncryptionKey are nil when absent.

@@ -10,8 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/mongox"
-	"sharedworld.dev/services/plots-storage/internal/domain"
 	"sharedworld.dev/pkg/seal"
+	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 // backupDoc is a continuity backup's metadata with the slot it occupies.

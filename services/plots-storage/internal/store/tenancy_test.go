@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/seal"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
-	"sharedworld.dev/pkg/seal"
 )
 
 func TestUsageRepository(t *testing.T) {
