@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault
+.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault images test-k8s
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -44,5 +44,16 @@ bench:
 ## and projected counts per kind (flags: go run ./hack/cmd/crashtest -help)
 fault:
 	go run ./hack/cmd/crashtest $(FAULT_FLAGS)
+
+## images: one OCI image per service of the service table plus the operator,
+## built without a container daemon into ./bin/images (<name>.tar each, and
+## an OCI layout oci/ with them all); reproducible: timestamps are the last
+## commit's time
+IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_REPO ?= sharedworld
+images:
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) go run ./hack/k8s/cmd/images \
+		-out bin/images -version $(IMAGE_VERSION) -repo $(IMAGE_REPO) \
+		-revision $$(git rev-parse HEAD 2>/dev/null || echo unknown)
 
 include proto/Makefile.generate
