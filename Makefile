@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault images test-k8s
+.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault images test-k8s chart-table
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -55,5 +55,18 @@ images:
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) go run ./hack/k8s/cmd/images \
 		-out bin/images -version $(IMAGE_VERSION) -repo $(IMAGE_REPO) \
 		-revision $$(git rev-parse HEAD 2>/dev/null || echo unknown)
+
+## chart-table: regenerate the chart's copy of the service table (its Ingress)
+chart-table:
+	go run ./hack/cmd/services > charts/shared-world/files/services.json
+
+## test-k8s: the chart, the operator and the alerts against a real
+## kube-apiserver (with controllers and kwok fake nodes); builds the tools
+## it needs once into K8S_TOOLS (hack/k8s-tools.sh: Go module proxy only)
+K8S_VERSION ?= v1.37.2
+K8S_TOOLS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sharedworld-k8s/$(K8S_VERSION)
+test-k8s:
+	K8S_VERSION=$(K8S_VERSION) hack/k8s-tools.sh $(K8S_TOOLS)
+	cd hack/k8s && KUBEBUILDER_ASSETS=$(K8S_TOOLS) go test -tags k8s -count=1 -timeout 30m ./...
 
 include proto/Makefile.generate
