@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault images test-k8s chart-table
+.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault images test-k8s chart-files operator-generate
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -56,9 +56,25 @@ images:
 		-out bin/images -version $(IMAGE_VERSION) -repo $(IMAGE_REPO) \
 		-revision $$(git rev-parse HEAD 2>/dev/null || echo unknown)
 
-## chart-table: regenerate the chart's copy of the service table (its Ingress)
-chart-table:
+## chart-files: refresh the chart's copies of the service table (its
+## Ingress) and of deploy/'s rules and dashboards (a test checks they agree)
+chart-files:
 	go run ./hack/cmd/services > charts/shared-world/files/services.json
+	mkdir -p charts/shared-world/files/monitoring/dashboards
+	cp deploy/prometheus/rules.yaml charts/shared-world/files/monitoring/rules.yaml
+	cp deploy/dashboards/*.json charts/shared-world/files/monitoring/dashboards/
+	mkdir -p charts/shared-world/crds
+	cp operator/config/crd/bases/sharedworld.dev_worlds.yaml charts/shared-world/crds/
+	cp operator/config/rbac/role.yaml charts/shared-world/files/operator-role.yaml
+
+## operator-generate: the operator's deep copies, CRD and RBAC from its
+## markers (controller-gen from hack/k8s-tools.sh), then the chart's copies
+operator-generate:
+	K8S_VERSION=$(K8S_VERSION) hack/k8s-tools.sh $(K8S_TOOLS)
+	cd operator && $(K8S_TOOLS)/controller-gen object:headerFile=hack/boilerplate.go.txt paths=./... && \
+		$(K8S_TOOLS)/controller-gen rbac:roleName=manager-role crd paths=./... \
+		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(MAKE) chart-files
 
 ## test-k8s: the chart, the operator and the alerts against a real
 ## kube-apiserver (with controllers and kwok fake nodes); builds the tools
@@ -68,5 +84,6 @@ K8S_TOOLS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sharedworld-k8s/$(K8S_VERSIO
 test-k8s:
 	K8S_VERSION=$(K8S_VERSION) hack/k8s-tools.sh $(K8S_TOOLS)
 	cd hack/k8s && KUBEBUILDER_ASSETS=$(K8S_TOOLS) go test -tags k8s -count=1 -timeout 30m ./...
+	cd operator && KUBEBUILDER_ASSETS=$(K8S_TOOLS) go test -tags k8s -count=1 -timeout 10m ./...
 
 include proto/Makefile.generate

@@ -77,7 +77,7 @@ then what the service's own template adds (sw.env.<name>).
     name: {{ include "sw.fullname" .root }}-config
 - configMapRef:
     name: {{ include "sw.fullname" .root }}-world
-{{- if and (eq .name "bulletin") .root.Values.operator.enabled }}
+{{- if and (has .name (list "bulletin" "governance")) .root.Values.operator.enabled }}
 - configMapRef:
     name: {{ include "sw.fullname" .root }}-world-operator
     optional: true

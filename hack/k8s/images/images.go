@@ -87,10 +87,7 @@ func Targets(ctx context.Context, root string) ([]Target, error) {
 	for _, e := range table {
 		out = append(out, Target{Name: e.Name, Pkg: e.Cmd})
 	}
-	if _, err := os.Stat(filepath.Join(root, "operator", "cmd")); err == nil {
-		out = append(out, Target{Name: "operator", Pkg: "./operator/cmd"})
-	}
-	return out, nil
+	return append(out, Target{Name: "operator", Pkg: "./operator/cmd"}), nil
 }
 
 // Build builds every target's binary and image.
