@@ -36,7 +36,7 @@ func TestHelmInstallRollsOut(t *testing.T) {
 
 	var deps struct {
 		Items []struct {
-			Metadata struct{ Name string } `json:"metadata"`
+			Metadata struct{ Name string }  `json:"metadata"`
 			Spec     struct{ Replicas int } `json:"spec"`
 			Status   struct {
 				AvailableReplicas int `json:"availableReplicas"`
@@ -84,9 +84,8 @@ func TestHelmInstallRollsOut(t *testing.T) {
 		return err == nil && out == "1/governance-check", out
 	})
 
-	// The chart installed the World CRD: a World is accepted and listed.
-	c.Kubectl(t, "apiVersion: sharedworld.dev/v1alpha1\nkind: World\nmetadata: {name: world}\nspec: {name: Shared World}\n",
-		"-n", "world", "apply", "-f", "-")
+	// The chart installed the World CRD: the sample World is accepted and listed.
+	c.Kubectl(t, "", "-n", "world", "apply", "-f", filepath.Join(root(t), "operator/config/samples/world.yaml"))
 	if got := c.Kubectl(t, "", "-n", "world", "get", "worlds"); !strings.Contains(got, "POPULATION") || !strings.Contains(got, "Shared World") {
 		t.Errorf("kubectl get worlds:\n%s", got)
 	}
