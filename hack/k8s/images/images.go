@@ -99,6 +99,10 @@ func Build(ctx context.Context, o Options, targets []Target) ([]Result, error) {
 	if err := os.MkdirAll(bins, 0o755); err != nil {
 		return nil, err
 	}
+	// A layout is appended to: start it afresh so it holds this build only.
+	if err := os.RemoveAll(filepath.Join(o.Out, "oci")); err != nil {
+		return nil, err
+	}
 	lay, err := layout.Write(filepath.Join(o.Out, "oci"), empty.Index)
 	if err != nil {
 		return nil, err
