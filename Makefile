@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault images test-k8s chart-files operator-generate
+.PHONY: run test test-embedded test-shared lint vet fmt bench build generate fault
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -44,6 +44,8 @@ bench:
 ## and projected counts per kind (flags: go run ./hack/cmd/crashtest -help)
 fault:
 	go run ./hack/cmd/crashtest $(FAULT_FLAGS)
+
+.PHONY: images chart-files test-k8s operator-generate
 
 ## images: one OCI image per service of the service table plus the operator,
 ## built without a container daemon into ./bin/images (<name>.tar each, and
