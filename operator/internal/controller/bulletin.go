@@ -47,22 +47,31 @@ func (b HTTPBulletin) Read(ctx context.Context) (Snapshot, error) {
 	if resp.StatusCode != http.StatusOK {
 		return Snapshot{}, fmt.Errorf("GET /api/world/bulletin: %s", resp.Status)
 	}
+	// Pointers: a field the bulletin no longer sends is an error, not a
+	// silent zero in the World's status.
 	var doc struct {
 		World struct {
-			Population   int64  `json:"population"`
-			PlotsClaimed int64  `json:"plots_claimed"`
-			Phase        string `json:"phase"`
+			Population   *int64  `json:"population"`
+			PlotsClaimed *int64  `json:"plots_claimed"`
+			Phase        *string `json:"phase"`
 		} `json:"world"`
 		Feedback struct {
-			OpenTickets int64 `json:"open_tickets"`
+			OpenTickets *int64 `json:"open_tickets"`
 		} `json:"feedback"`
 		Governance struct {
-			ActiveProposals []json.RawMessage `json:"active_proposals"`
+			ActiveProposals *[]json.RawMessage `json:"active_proposals"`
 		} `json:"governance"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
 		return Snapshot{}, fmt.Errorf("decode the bulletin: %w", err)
 	}
-	return Snapshot{Phase: doc.World.Phase, Population: doc.World.Population, PlotsClaimed: doc.World.PlotsClaimed,
-		OpenTickets: doc.Feedback.OpenTickets, ActiveProposals: int64(len(doc.Governance.ActiveProposals))}, nil
+	w, f, g := doc.World, doc.Feedback, doc.Governance
+	for field, missing := range map[string]bool{"world.population": w.Population == nil, "world.plots_claimed": w.PlotsClaimed == nil,
+		"world.phase": w.Phase == nil, "feedback.open_tickets": f.OpenTickets == nil, "governance.active_proposals": g.ActiveProposals == nil} {
+		if missing {
+			return Snapshot{}, fmt.Errorf("the bulletin document has no %s", field)
+		}
+	}
+	return Snapshot{Phase: *w.Phase, Population: *w.Population, PlotsClaimed: *w.PlotsClaimed,
+		OpenTickets: *f.OpenTickets, ActiveProposals: int64(len(*g.ActiveProposals))}, nil
 }
