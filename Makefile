@@ -51,4 +51,47 @@ bench-embedded:
 fault:
 	go run ./hack/cmd/crashtest $(FAULT_FLAGS)
 
+.PHONY: images chart-files test-k8s operator-generate
+
+## images: one OCI image per service of the service table plus the operator,
+## built without a container daemon into ./bin/images (<name>.tar each, and
+## an OCI layout oci/ with them all); reproducible: timestamps are the last
+## commit's time
+IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_REPO ?= sharedworld
+images:
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) go run ./hack/k8s/cmd/images \
+		-out bin/images -version $(IMAGE_VERSION) -repo $(IMAGE_REPO) \
+		-revision $$(git rev-parse HEAD 2>/dev/null || echo unknown)
+
+## chart-files: refresh the chart's copies of the service table (its
+## Ingress) and of deploy/'s rules and dashboards (a test checks they agree)
+chart-files:
+	go run ./hack/cmd/services > charts/shared-world/files/services.json
+	mkdir -p charts/shared-world/files/monitoring/dashboards
+	cp deploy/prometheus/rules.yaml charts/shared-world/files/monitoring/rules.yaml
+	cp deploy/dashboards/*.json charts/shared-world/files/monitoring/dashboards/
+	mkdir -p charts/shared-world/crds
+	cp operator/config/crd/bases/sharedworld.dev_worlds.yaml charts/shared-world/crds/
+	cp operator/config/rbac/role.yaml charts/shared-world/files/operator-role.yaml
+
+## operator-generate: the operator's deep copies, CRD and RBAC from its
+## markers (controller-gen from hack/k8s-tools.sh), then the chart's copies
+operator-generate:
+	K8S_VERSION=$(K8S_VERSION) hack/k8s-tools.sh $(K8S_TOOLS)
+	cd operator && $(K8S_TOOLS)/controller-gen object:headerFile=hack/boilerplate.go.txt paths=./... && \
+		$(K8S_TOOLS)/controller-gen rbac:roleName=manager-role crd paths=./... \
+		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(MAKE) chart-files
+
+## test-k8s: the chart, the operator and the alerts against a real
+## kube-apiserver (with controllers and kwok fake nodes); builds the tools
+## it needs once into K8S_TOOLS (hack/k8s-tools.sh: Go module proxy only)
+K8S_VERSION ?= v1.37.2
+K8S_TOOLS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/sharedworld-k8s/$(K8S_VERSION)
+test-k8s:
+	K8S_VERSION=$(K8S_VERSION) hack/k8s-tools.sh $(K8S_TOOLS)
+	cd hack/k8s && KUBEBUILDER_ASSETS=$(K8S_TOOLS) go test -tags k8s -count=1 -timeout 30m ./...
+	cd operator && KUBEBUILDER_ASSETS=$(K8S_TOOLS) go test -tags k8s -count=1 -timeout 10m ./...
+
 include proto/Makefile.generate

@@ -19,6 +19,10 @@ const (
 	exitUsage  = 2
 )
 
+// Version is the binary's version, set at link time
+// (-ldflags "-X sharedworld.dev/pkg/platform.Version=v1.2.3") by the image build.
+var Version = "dev"
+
 // Main is the whole main() of a service binary: `<binary>` serves the
 // units, `<binary> <job>` runs one of their jobs and exits, `<binary>
 // -help` lists them. Configuration comes from WORLD_* variables; a bad
@@ -35,6 +39,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, units []U
 	case len(args) == 0:
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help"):
 		usage(stdout, units)
+		return exitOK
+	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version" || args[0] == "version"):
+		fmt.Fprintln(stdout, name, Version)
 		return exitOK
 	case len(args) == 1:
 		for _, u := range units {

@@ -1,0 +1,213 @@
+{{/*
+One service of the world (dict root, name): its Deployment, Service,
+HorizontalPodAutoscaler and PodDisruptionBudget. The bulletin is a single
+replica: no autoscaler, and a rollout stops the old pod first.
+*/}}
+{{- define "sw.workload" -}}
+{{- $root := .root }}
+{{- $name := .name }}
+{{- $v := index $root.Values.services $name }}
+{{- $single := eq $name "bulletin" }}
+{{- $hpa := and (not $single) $v.autoscaling.enabled }}
+{{- $full := include "sw.component" . }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "sw.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ $name }}
+spec:
+  {{- if $single }}
+  replicas: 1
+  strategy:
+    type: Recreate
+  {{- else if not $hpa }}
+  replicas: {{ $v.replicas }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      {{- include "sw.selector" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "sw.labels" $root | nindent 8 }}
+        app.kubernetes.io/component: {{ $name }}
+      annotations:
+        checksum/config: {{ include (print $root.Template.BasePath "/config.yaml") $root | sha256sum }}
+        {{- with $root.Values.defaults.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      {{- include "sw.podCommon" . | nindent 6 }}
+      terminationGracePeriodSeconds: {{ $root.Values.defaults.terminationGracePeriodSeconds }}
+      containers:
+        - name: {{ $name }}
+          image: {{ include "sw.image" . }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          ports:
+            - name: http
+              containerPort: 8080
+            - name: admin
+              containerPort: 9090
+          envFrom:
+            {{- include "sw.envFrom" . | nindent 12 }}
+          env:
+            {{- include "sw.env" . | nindent 12 }}
+          startupProbe:
+            httpGet: {path: /healthz, port: admin}
+            periodSeconds: 2
+            failureThreshold: {{ div $root.Values.probes.startupTimeoutSeconds 2 }}
+          livenessProbe:
+            httpGet: {path: /healthz, port: admin}
+            periodSeconds: {{ $root.Values.probes.livenessPeriodSeconds }}
+            failureThreshold: {{ $root.Values.probes.livenessFailureThreshold }}
+          readinessProbe:
+            httpGet: {path: /readyz, port: admin}
+            periodSeconds: {{ $root.Values.probes.readinessPeriodSeconds }}
+          resources:
+            {{- toYaml $v.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $root.Values.securityContext | nindent 12 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "sw.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ $name }}
+spec:
+  type: {{ $root.Values.service.type }}
+  selector:
+    {{- include "sw.selector" . | nindent 4 }}
+  ports:
+    - name: http
+      port: {{ $root.Values.service.port }}
+      targetPort: http
+    - name: admin
+      port: {{ $root.Values.service.adminPort }}
+      targetPort: admin
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "sw.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ $name }}
+spec:
+  {{- if $single }}
+  maxUnavailable: 1
+  {{- else }}
+  minAvailable: {{ $v.minAvailable }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "sw.selector" . | nindent 6 }}
+{{- if $hpa }}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ $full }}
+  labels:
+    {{- include "sw.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ $name }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ $full }}
+  minReplicas: {{ $v.autoscaling.minReplicas }}
+  maxReplicas: {{ $v.autoscaling.maxReplicas }}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ $v.autoscaling.targetCPUUtilizationPercentage }}
+{{- end }}
+{{- if $root.Values.networkPolicy.enabled }}
+---
+{{ include "sw.networkPolicy" (dict "root" $root "name" $name "api" true) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The NetworkPolicy of one component (dict root, name, api): the API port
+from the ingress controller (identity's also from the world's own pods),
+the admin port from monitoring; out to DNS, MongoDB, Kafka and identity.
+*/}}
+{{- define "sw.networkPolicy" -}}
+{{- $root := .root }}
+{{- $np := $root.Values.networkPolicy }}
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ include "sw.component" . }}
+  labels:
+    {{- include "sw.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  podSelector:
+    matchLabels:
+      {{- include "sw.selector" . | nindent 6 }}
+  policyTypes: [Ingress, Egress]
+  ingress:
+  {{- if .api }}
+    - ports:
+        - port: http
+      from:
+        {{- toYaml $np.ingressFrom | nindent 8 }}
+        {{- if eq .name "identity" }}
+        - podSelector:
+            matchLabels:
+              app.kubernetes.io/instance: {{ $root.Release.Name }}
+              app.kubernetes.io/part-of: shared-world
+        {{- end }}
+        {{- if and (eq .name "bulletin") $root.Values.operator.enabled }}
+        - podSelector:
+            matchLabels:
+              {{- include "sw.selector" (dict "root" $root "name" "operator") | nindent 14 }}
+        {{- end }}
+    - ports:
+        - port: admin
+      from:
+        {{- toYaml $np.metricsFrom | nindent 8 }}
+  {{- end }}
+  egress:
+    - ports:
+        - {port: 53, protocol: UDP}
+        - {port: 53, protocol: TCP}
+    - ports:
+      {{- range $np.mongodbPorts }}
+        - port: {{ . }}
+      {{- end }}
+      {{- with $np.mongodbTo }}
+      to:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    - ports:
+      {{- range $np.kafkaPorts }}
+        - port: {{ . }}
+      {{- end }}
+      {{- with $np.kafkaTo }}
+      to:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    - ports:
+        - port: 8080
+      to:
+        - podSelector:
+            matchLabels:
+              {{- include "sw.selector" (dict "root" $root "name" "identity") | nindent 14 }}
+    {{- with $np.extraEgress }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+{{- end }}

@@ -1,0 +1,245 @@
+//go:build k8s
+
+package chart_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const fullname = "world-shared-world"
+
+var valueSets = map[string][]string{
+	"defaults":   nil,
+	"production": {"-f", "deploy/values-production.yaml"},
+	"everything": {"--set", "bulletinRebuild.enabled=true", "--set", "identityProvider.development=true", "--set", "mongodb.existingSecret=", "--set", "mongodb.uri=mongodb://mongo:27017"},
+}
+
+func TestLintStrict(t *testing.T) {
+	for name, extra := range valueSets {
+		t.Run(name, func(t *testing.T) {
+			out := helm(t, append([]string{"lint", "--strict", "charts/shared-world"}, extra...)...)
+			if !strings.Contains(out, "1 chart(s) linted, 0 chart(s) failed") {
+				t.Fatal(out)
+			}
+		})
+	}
+}
+
+// Each path prefix of the service table reaches, through the rendered
+// Ingresses (Prefix paths: whole segments, the longest wins, as the local
+// runner routes), the Service of the entry that owns it, and each
+// Ingress carries its service's body limit.
+func TestIngressFollowsTheServiceTable(t *testing.T) {
+	_, objs := render(t)
+	type route struct{ path, service, ingress string }
+	var routes []route
+	limits := map[string]string{}
+	for _, o := range objs {
+		if o.kind() != "Ingress" {
+			continue
+		}
+		limits[o.name()] = str(o, "metadata", "annotations", "nginx.ingress.kubernetes.io/proxy-body-size")
+		for _, r := range get(o, "spec", "rules").([]any) {
+			for _, p := range get(r, "http", "paths").([]any) {
+				if str(p, "pathType") != "Prefix" {
+					t.Errorf("%s: pathType %q", o.name(), str(p, "pathType"))
+				}
+				routes = append(routes, route{str(p, "path"), str(p, "backend", "service", "name"), o.name()})
+			}
+		}
+	}
+	owner := func(path string) string {
+		best, n := "", -1
+		for _, r := range routes {
+			pre := strings.TrimSuffix(r.path, "/")
+			if (pre == "" || path == pre || strings.HasPrefix(path, pre+"/")) && len(r.path) > n {
+				best, n = r.service, len(r.path)
+			}
+		}
+		return best
+	}
+	services := map[string]bool{}
+	for _, o := range objs {
+		if o.kind() == "Service" {
+			services[o.name()] = true
+		}
+	}
+	count := 0
+	for _, e := range table(t) {
+		want := fullname + "-" + e.Name
+		if !services[want] {
+			t.Errorf("no Service %s for %s", want, e.Name)
+		}
+		if got, wantLimit := limits[want], fmt.Sprintf("%dk", e.BodyLimit/1024); got != wantLimit {
+			t.Errorf("%s body limit %q, want %q", e.Name, got, wantLimit)
+		}
+		for _, p := range e.Prefixes {
+			count++
+			for _, probe := range []string{p, strings.TrimSuffix(p, "/") + "/some/deeper/path"} {
+				if p == "/" {
+					probe = "/unclaimed/path"
+				}
+				if got := owner(probe); got != want {
+					t.Errorf("%s routes to %q, want %q (prefix %s of %s)", probe, got, want, p, e.Name)
+				}
+			}
+		}
+	}
+	if len(routes) != count {
+		t.Errorf("%d Ingress paths for %d table prefixes", len(routes), count)
+	}
+}
+
+// Every pod the chart makes runs as the image's non-root user with no
+// privilege to gain, no capability, the runtime's seccomp profile and a
+// read-only root filesystem; every service is probed on its admin port.
+func TestPodsAreLockedDown(t *testing.T) {
+	for name, extra := range valueSets {
+		t.Run(name, func(t *testing.T) {
+			_, objs := render(t, extra...)
+			pods := 0
+			for _, o := range objs {
+				var spec any
+				switch o.kind() {
+				case "Deployment", "Job":
+					spec = get(o, "spec", "template", "spec")
+				case "CronJob":
+					spec = get(o, "spec", "jobTemplate", "spec", "template", "spec")
+				default:
+					continue
+				}
+				pods++
+				where := o.kind() + "/" + o.name()
+				if get(spec, "securityContext", "runAsNonRoot") != true || str(spec, "securityContext", "seccompProfile", "type") != "RuntimeDefault" {
+					t.Errorf("%s: pod securityContext %v", where, get(spec, "securityContext"))
+				}
+				// Only the operator talks to the Kubernetes API.
+				if operator := strings.HasSuffix(o.name(), "-operator"); get(spec, "automountServiceAccountToken") != false && !operator {
+					t.Errorf("%s mounts a service account token", where)
+				}
+				for _, c := range get(spec, "containers").([]any) {
+					sc := get(c, "securityContext")
+					if get(sc, "allowPrivilegeEscalation") != false || get(sc, "readOnlyRootFilesystem") != true ||
+						fmt.Sprint(get(sc, "capabilities", "drop")) != "[ALL]" {
+						t.Errorf("%s: container securityContext %v", where, sc)
+					}
+					if get(c, "resources", "requests") == nil || get(c, "resources", "limits", "memory") == nil {
+						t.Errorf("%s: resources %v", where, get(c, "resources"))
+					}
+					if o.kind() != "Deployment" || strings.HasSuffix(o.name(), "-operator") {
+						continue
+					}
+					if str(c, "readinessProbe", "httpGet", "path") != "/readyz" || str(c, "livenessProbe", "httpGet", "path") != "/healthz" ||
+						str(c, "readinessProbe", "httpGet", "port") != "admin" {
+						t.Errorf("%s: probes %v %v", where, get(c, "readinessProbe"), get(c, "livenessProbe"))
+					}
+				}
+			}
+			if pods < 7 {
+				t.Errorf("%d pod templates", pods)
+			}
+		})
+	}
+}
+
+// The governance check: minute 19 of every hour, never two at once, a
+// deadline for late starts, bounded history, governance's own job.
+func TestGovernanceCronJob(t *testing.T) {
+	_, objs := render(t)
+	var cj obj
+	for _, o := range objs {
+		if o.kind() == "CronJob" {
+			cj = o
+		}
+	}
+	if cj == nil {
+		t.Fatal("no CronJob")
+	}
+	spec := get(cj, "spec")
+	if str(spec, "schedule") != "19 * * * *" || str(spec, "concurrencyPolicy") != "Forbid" ||
+		get(spec, "startingDeadlineSeconds") != float64(600) || get(spec, "successfulJobsHistoryLimit") != float64(3) ||
+		get(spec, "failedJobsHistoryLimit") != float64(5) {
+		t.Errorf("CronJob spec %v", spec)
+	}
+	c := get(spec, "jobTemplate", "spec", "template", "spec", "containers", "0")
+	var job string
+	for _, e := range table(t) {
+		if e.Name == "governance" {
+			job = e.Jobs[0]
+		}
+	}
+	if fmt.Sprint(get(c, "args")) != "["+job+"]" || !strings.Contains(str(c, "image"), "/governance:") {
+		t.Errorf("container %v, want governance's %q", c, job)
+	}
+}
+
+// The bulletin aggregates the world: one replica, replaced not rolled, no
+// autoscaler; every other service with autoscaling on has one; the
+// rebuild Job exists only when asked for.
+func TestBulletinIsASingleton(t *testing.T) {
+	_, objs := render(t)
+	hpas := []string{}
+	for _, o := range objs {
+		switch {
+		case o.kind() == "Deployment" && o.name() == fullname+"-bulletin":
+			if get(o, "spec", "replicas") != float64(1) || str(o, "spec", "strategy", "type") != "Recreate" {
+				t.Errorf("bulletin: %v", get(o, "spec"))
+			}
+		case o.kind() == "HorizontalPodAutoscaler":
+			hpas = append(hpas, o.name())
+		case o.kind() == "Job":
+			t.Errorf("a Job by default: %s", o.name())
+		}
+	}
+	slices.Sort(hpas)
+	want := []string{fullname + "-governance", fullname + "-identity", fullname + "-plots-storage", fullname + "-tickets"}
+	if !slices.Equal(hpas, want) {
+		t.Errorf("HPAs %v, want %v", hpas, want)
+	}
+	_, objs = render(t, "--set", "bulletinRebuild.enabled=true")
+	found := false
+	for _, o := range objs {
+		if o.kind() == "Job" {
+			found = fmt.Sprint(get(o, "spec", "template", "spec", "containers", "0", "args")) == "[rebuild]"
+		}
+	}
+	if !found {
+		t.Error("no bulletin rebuild Job when enabled")
+	}
+}
+
+// Existing Secrets replace the chart's: nothing generated, every reference
+// points at them; the development identity provider is off by default.
+func TestSecretsAndDevelopmentProvider(t *testing.T) {
+	_, objs := render(t, "-f", "deploy/values-production.yaml")
+	for _, o := range objs {
+		if o.kind() == "Secret" {
+			t.Errorf("a Secret with existing ones: %s", o.name())
+		}
+		if o.kind() == "Deployment" && o.name() == fullname+"-governance" {
+			refs := map[string]string{}
+			for _, e := range get(o, "spec", "template", "spec", "containers", "0", "env").([]any) {
+				refs[str(e, "name")] = str(e, "valueFrom", "secretKeyRef", "name")
+			}
+			if refs["WORLD_GOVERNANCE_BALLOT_KEY"] != "world-secrets" || refs["WORLD_MONGO_URI"] != "world-mongodb-admin-sharedworld" {
+				t.Errorf("secret references %v", refs)
+			}
+		}
+	}
+	for _, extra := range [][]string{nil, {"--set", "identityProvider.development=true"}} {
+		_, objs := render(t, extra...)
+		for _, o := range objs {
+			if o.kind() != "Deployment" || o.name() != fullname+"-identity" {
+				continue
+			}
+			for _, e := range get(o, "spec", "template", "spec", "containers", "0", "env").([]any) {
+				if str(e, "name") == "WORLD_DEV_IDP" && str(e, "value") != fmt.Sprint(extra != nil) {
+					t.Errorf("%v: WORLD_DEV_IDP=%s", extra, str(e, "value"))
+				}
+			}
+		}
+	}
+}
