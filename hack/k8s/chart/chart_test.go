@@ -195,7 +195,7 @@ func TestBulletinIsASingleton(t *testing.T) {
 		}
 	}
 	slices.Sort(hpas)
-	want := []string{fullname + "-governance", fullname + "-identity", fullname + "-plots-storage", fullname + "-tickets"}
+	want := []string{fullname + "-governance", fullname + "-identity", fullname + "-messaging", fullname + "-plots-storage", fullname + "-tickets"}
 	if !slices.Equal(hpas, want) {
 		t.Errorf("HPAs %v, want %v", hpas, want)
 	}

@@ -45,8 +45,8 @@ func TestHelmInstallRollsOut(t *testing.T) {
 		} `json:"items"`
 	}
 	decode(t, c.Kubectl(t, "", "-n", "world", "get", "deployments", "-o", "json"), &deps)
-	if len(deps.Items) != 7 {
-		t.Errorf("%d Deployments, want 6 services and the operator", len(deps.Items))
+	if want := len(table(t)) + 1; len(deps.Items) != want {
+		t.Errorf("%d Deployments, want %d: one per service of the table and the operator", len(deps.Items), want)
 	}
 	for _, d := range deps.Items {
 		if d.Status.AvailableReplicas != d.Spec.Replicas || d.Spec.Replicas < 1 {
