@@ -13,7 +13,7 @@ import (
 
 // Every route of the OpenAPI document, fed malformed and hostile input,
 // answers with a 4xx carrying the contract's error body and a hint — never
-// a 5xx (the brief's first rule for bad input).
+// a 5xx (the contract's first rule for bad input).
 func TestNoRouteAnswersBadInputWith5xx(t *testing.T) {
 	w := start(t, world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "garbage-token-0123456789"})
 	defer w.Stop(20 * time.Second)
