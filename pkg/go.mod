@@ -68,7 +68,6 @@ require (
 	go.opentelemetry.io/otel/trace v1.28.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.3.1 // indirect
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
-	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
@@ -87,6 +86,7 @@ require (
 	github.com/cloudevents/sdk-go/v2 v2.16.2
 	github.com/segmentio/kafka-go v0.4.51
 	golang.org/x/crypto v0.57.0
+	golang.org/x/net v0.59.0
 	google.golang.org/protobuf v1.36.12
 	modernc.org/sqlite v1.31.1
 	sharedworld.dev/proto v0.0.0

@@ -7,7 +7,6 @@ require sharedworld.dev/pkg v0.0.0
 require (
 	github.com/gofiber/fiber/v2 v2.52.15
 	go.mongodb.org/mongo-driver v1.17.4
-	golang.org/x/net v0.62.0
 	google.golang.org/protobuf v1.36.12
 	sharedworld.dev/proto v0.0.0
 )
@@ -76,6 +75,7 @@ require (
 	go.opentelemetry.io/proto/otlp v1.3.1 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
+	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect

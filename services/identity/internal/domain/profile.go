@@ -6,9 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
-
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/text"
 )
 
 // Limits of CONTRACT §3 (counted in Unicode code points).
@@ -38,35 +37,6 @@ type ProfileChange struct {
 	DirectoryBio     *string
 }
 
-// StripHTML removes tags and keeps the text (CONTRACT §11); script and style
-// contents are dropped because they are not text a person wrote.
-func StripHTML(s string) string {
-	if !strings.ContainsAny(s, "<&") {
-		return s
-	}
-	z := html.NewTokenizer(strings.NewReader(s))
-	var b strings.Builder
-	skip := 0
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return b.String()
-		case html.TextToken:
-			if skip == 0 {
-				b.Write(z.Text())
-			}
-		case html.StartTagToken:
-			if name, _ := z.TagName(); string(name) == "script" || string(name) == "style" {
-				skip++
-			}
-		case html.EndTagToken:
-			if name, _ := z.TagName(); (string(name) == "script" || string(name) == "style") && skip > 0 {
-				skip--
-			}
-		}
-	}
-}
-
 func tooLong(field string, max int) error {
 	return problem.Validation(field+" is too long.", "Send at most "+itoa(max)+" characters in "+field+".")
 }
@@ -86,7 +56,7 @@ func itoa(n int) string {
 
 // CleanName strips HTML and surrounding space and checks the length.
 func CleanName(raw string) (string, error) {
-	name := strings.TrimSpace(StripHTML(raw))
+	name := strings.TrimSpace(text.StripHTML(raw))
 	if utf8.RuneCountInString(name) > MaxName {
 		return "", tooLong("name", MaxName)
 	}
@@ -100,7 +70,7 @@ func CleanInterests(raw []string) ([]string, error) {
 	}
 	out := make([]string, 0, len(raw))
 	for _, in := range raw {
-		in = strings.TrimSpace(StripHTML(in))
+		in = strings.TrimSpace(text.StripHTML(in))
 		if in == "" {
 			return nil, problem.Invalid("An interest is empty.", "Send each interest as a non-empty string of at most 32 characters.")
 		}
@@ -113,7 +83,7 @@ func CleanInterests(raw []string) ([]string, error) {
 }
 
 func cleanText(field, raw string, max int) (string, error) {
-	s := strings.TrimSpace(StripHTML(raw))
+	s := strings.TrimSpace(text.StripHTML(raw))
 	if utf8.RuneCountInString(s) > max {
 		return "", tooLong(field, max)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/text"
 )
 
 // Channels are the commons channels of SEED §1.5, in its order.
@@ -44,8 +45,8 @@ type PostText struct{ Title, Content string }
 
 // ParsePost strips HTML and checks the lengths.
 func ParsePost(r PostRequest) (PostText, error) {
-	title := strings.TrimSpace(StripHTML(r.Title))
-	content := strings.TrimSpace(StripHTML(r.Content))
+	title := strings.TrimSpace(text.StripHTML(r.Title))
+	content := strings.TrimSpace(text.StripHTML(r.Content))
 	if err := required("title", title, MaxPostTitle); err != nil {
 		return PostText{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/text"
 )
 
 // InboxType is the kind of a message to the ambassador.
@@ -35,8 +36,8 @@ type InboxLetter struct {
 // sender holds an office: stewards may write about anything, everyone else
 // only about an emergency or a security matter.
 func ParseInbox(r InboxRequest, steward bool) (InboxLetter, error) {
-	subject := strings.TrimSpace(StripHTML(r.Subject))
-	body := strings.TrimSpace(StripHTML(r.Body))
+	subject := strings.TrimSpace(text.StripHTML(r.Subject))
+	body := strings.TrimSpace(text.StripHTML(r.Body))
 	if err := required("subject", subject, MaxSubject); err != nil {
 		return InboxLetter{}, err
 	}
