@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -253,6 +254,35 @@ func TestRequestSignatures(t *testing.T) {
 	}
 	// 299 s off is still inside the window.
 	testkit.Do(t, f.app, testkit.Request{Method: "GET", Path: "/echo", Headers: signed(a, "GET", "/echo", now-299, nil)}).ExpectStatus(t, 200)
+}
+
+func TestRequestSignatureNonce(t *testing.T) {
+	f := newFixture(t)
+	a := f.agent(t, nil)
+	now := time.Now().Unix()
+	withNonce := func(n string) map[string]string {
+		h := headers(a.id, a.cert)
+		h["X-Agent-Signature"] = auth.SignRequestNonce(a.key, "GET", "/echo", now, nil, n)
+		return h
+	}
+	// Two identical requests in the same second: distinct nonces, both accepted.
+	testkit.Do(t, f.app, testkit.Request{Method: "GET", Path: "/echo", Headers: withNonce("first")}).ExpectStatus(t, 200)
+	testkit.Do(t, f.app, testkit.Request{Method: "GET", Path: "/echo", Headers: withNonce("second")}).ExpectStatus(t, 200)
+	// The same nonce again is a replay, and the hint names the nonce.
+	r := testkit.Do(t, f.app, testkit.Request{Method: "GET", Path: "/echo", Headers: withNonce("first")})
+	r.ExpectError(t, 401, "unauthenticated")
+	if hint, _ := r.Body["hint"].(string); !strings.Contains(hint, "nonce") {
+		t.Fatalf("replay hint %q must tell the agent about the nonce", hint)
+	}
+	// The nonce is covered by the signature: changing it breaks the signature.
+	h := withNonce("third")
+	h["X-Agent-Signature"] = strings.Replace(h["X-Agent-Signature"], "n=third", "n=forth", 1)
+	testkit.Do(t, f.app, testkit.Request{Method: "GET", Path: "/echo", Headers: h}).ExpectError(t, 401, "unauthenticated")
+	for _, bad := range []string{"", "has space", "semi;colon", strings.Repeat("x", auth.MaxNonceLen+1)} {
+		h := headers(a.id, a.cert)
+		h["X-Agent-Signature"] = "t=" + strconv.FormatInt(now, 10) + ",n=" + bad + ",sig=" + strings.Split(auth.SignRequest(a.key, "GET", "/echo", now, nil), "sig=")[1]
+		testkit.Do(t, f.app, testkit.Request{Method: "GET", Path: "/echo", Headers: h}).ExpectError(t, 401, "unauthenticated")
+	}
 }
 
 func TestAmbassadorToken(t *testing.T) {

@@ -15,13 +15,17 @@ import (
 // SignatureWindow is how far a request signature's t may be from the wall clock.
 const SignatureWindow = 300 * time.Second
 
-const hintSig = "Send X-Agent-Signature: t=<unix seconds>,sig=<base64 Ed25519 signature by your certificate key over METHOD\\nPATH?QUERY\\n<t>\\n<hex sha256 of body>>, with a fresh t for every request."
+const hintSig = "Send X-Agent-Signature: t=<unix seconds>,n=<nonce>,sig=<base64 Ed25519 signature by your certificate key over METHOD\\nPATH?QUERY\\n<t>\\n<hex sha256 of body>\\n<nonce>>; n is optional (without it the last line is left out) and lets two identical requests in the same second carry different signatures."
+
+// MaxNonceLen bounds the optional nonce of a request signature.
+const MaxNonceLen = 64
 
 // RequestSignature is a parsed X-Agent-Signature header.
 type RequestSignature struct {
-	T   int64
-	Sig []byte
-	raw string
+	T     int64
+	Nonce string // optional; "" when the header has no n
+	Sig   []byte
+	raw   string
 }
 
 // ParseSignatureHeader parses `t=<unix seconds>,sig=<base64>`.
@@ -40,6 +44,11 @@ func ParseSignatureHeader(h string) (RequestSignature, error) {
 				return rs, problem.Unauthenticated("X-Agent-Signature t is not unix seconds.", hintSig)
 			}
 			rs.T, haveT = t, true
+		case "n":
+			if !validNonce(val) {
+				return rs, problem.Unauthenticated("X-Agent-Signature n is not a nonce of 1 to 64 letters, digits, '-' or '_'.", hintSig)
+			}
+			rs.Nonce = val
 		case "sig":
 			b, err := decodeBase64(val)
 			if err != nil || len(b) != ed25519.SignatureSize {
@@ -55,16 +64,44 @@ func ParseSignatureHeader(h string) (RequestSignature, error) {
 	return rs, nil
 }
 
-// SigningString is what a request signature covers.
-func SigningString(method, pathAndQuery string, t int64, body []byte) []byte {
-	sum := sha256.Sum256(body)
-	return []byte(method + "\n" + pathAndQuery + "\n" + strconv.FormatInt(t, 10) + "\n" + hex.EncodeToString(sum[:]))
+func validNonce(n string) bool {
+	if n == "" || len(n) > MaxNonceLen {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
-// SignRequest returns an X-Agent-Signature value (clients and tests use it).
+// SigningString is what a request signature covers; a nonce, when the
+// header carries one, is a fifth line.
+func SigningString(method, pathAndQuery string, t int64, body []byte, nonce string) []byte {
+	sum := sha256.Sum256(body)
+	s := method + "\n" + pathAndQuery + "\n" + strconv.FormatInt(t, 10) + "\n" + hex.EncodeToString(sum[:])
+	if nonce != "" {
+		s += "\n" + nonce
+	}
+	return []byte(s)
+}
+
+// SignRequest returns an X-Agent-Signature value without a nonce.
 func SignRequest(key ed25519.PrivateKey, method, pathAndQuery string, t int64, body []byte) string {
-	sig := ed25519.Sign(key, SigningString(method, pathAndQuery, t, body))
-	return "t=" + strconv.FormatInt(t, 10) + ",sig=" + encodeStd(sig)
+	return SignRequestNonce(key, method, pathAndQuery, t, body, "")
+}
+
+// SignRequestNonce returns an X-Agent-Signature value carrying nonce (none
+// when it is ""); clients use a fresh random nonce per request.
+func SignRequestNonce(key ed25519.PrivateKey, method, pathAndQuery string, t int64, body []byte, nonce string) string {
+	sig := ed25519.Sign(key, SigningString(method, pathAndQuery, t, body, nonce))
+	h := "t=" + strconv.FormatInt(t, 10)
+	if nonce != "" {
+		h += ",n=" + nonce
+	}
+	return h + ",sig=" + encodeStd(sig)
 }
 
 // ReplayCache remembers (agent, t, sig) triples inside the window.
@@ -79,7 +116,7 @@ func NewReplayCache() *ReplayCache { return &ReplayCache{seen: make(map[string]i
 
 // firstUse records the triple and reports whether it was new.
 func (r *ReplayCache) firstUse(agentID string, rs RequestSignature, now time.Time) bool {
-	key := agentID + "|" + strconv.FormatInt(rs.T, 10) + "|" + encodeStd(rs.Sig)
+	key := agentID + "|" + strconv.FormatInt(rs.T, 10) + "|" + rs.Nonce + "|" + encodeStd(rs.Sig)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if now.Sub(r.last) > time.Minute {
@@ -108,11 +145,11 @@ func VerifyRequest(cert *Certificate, rs RequestSignature, method, pathAndQuery 
 	if err != nil {
 		return errBadCert
 	}
-	if !ed25519.Verify(key, SigningString(method, pathAndQuery, rs.T, body), rs.Sig) {
+	if !ed25519.Verify(key, SigningString(method, pathAndQuery, rs.T, body, rs.Nonce), rs.Sig) {
 		return problem.Unauthenticated("X-Agent-Signature does not verify with the certificate's public_key.", hintSig)
 	}
 	if !replay.firstUse(cert.AgentID, rs, now) {
-		return problem.Unauthenticated("This request signature was already used.", "Sign every request afresh; a signature is accepted once.")
+		return problem.Unauthenticated("This request signature was already used.", "A signature is accepted once: sign every request afresh, and add a fresh nonce (n=) to X-Agent-Signature so two identical requests in the same second differ.")
 	}
 	return nil
 }

@@ -181,7 +181,7 @@ func TestSecuritySchemesDescribeTheCredentials(t *testing.T) {
 		t.Errorf("the signature scheme does not state the signing string: %s", d)
 	}
 	// The string the document states is the one the kit verifies.
-	got := string(auth.SigningString("GET", "/api/world/events?limit=5", 1700000000, nil))
+	got := string(auth.SigningString("GET", "/api/world/events?limit=5", 1700000000, nil, ""))
 	want := "GET\n/api/world/events?limit=5\n1700000000\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 	if got != want || !strings.Contains(doc.Info.Description, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") {
 		t.Errorf("the kit signs %q; the document must describe that", got)
