@@ -17,6 +17,7 @@ type Config struct {
 	MongoURI        string   `env:"WORLD_MONGO_URI"`
 	KafkaBrokers    []string `env:"WORLD_KAFKA_BROKERS" envSeparator:","`
 	LogLevel        string   `env:"WORLD_LOG_LEVEL" envDefault:"info"`
+	AccessLogSample int      `env:"WORLD_ACCESS_LOG_SAMPLE" envDefault:"10"`
 	AgentIDPrefix   string   `env:"WORLD_AGENT_ID_PREFIX" envDefault:"emb"`
 	// RequireSignatures makes X-Agent-Signature mandatory on authenticated requests.
 	RequireSignatures bool `env:"WORLD_REQUIRE_REQUEST_SIGNATURES" envDefault:"false"`

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"sharedworld.dev/pkg/logging"
-	"sharedworld.dev/pkg/metrics"
 	"sharedworld.dev/pkg/problem"
 )
 
@@ -30,6 +29,11 @@ type Options struct {
 	// BodyLimits maps "METHOD /path" to a larger body limit for that route;
 	// every other route gets DefaultBodyLimit.
 	BodyLimits map[string]int
+	// AccessLogSample logs one in n successful GET and HEAD requests (the
+	// hot public reads: bulletin, feed, lists); 0 or 1 logs every one.
+	// Writes and every 4xx and 5xx are always logged; metrics count every
+	// request whatever the sample.
+	AccessLogSample int
 }
 
 // NewApp builds a Fiber app with the contract's error model, request ids and
@@ -60,13 +64,15 @@ func NewApp(o Options) *fiber.App {
 		// A bulletin document is tens of KiB: one write syscall, not several.
 		WriteBufferSize: 64 << 10,
 	})
-	app.Use(requestContext(o.Service, o.Logger), recoverPanics(), bodyLimit(o.BodyLimits))
+	app.Use(requestContext(o.Service, o.Logger, o.AccessLogSample), recoverPanics(), bodyLimit(o.BodyLimits))
 	return app
 }
 
 // requestContext assigns the request id, puts a request logger in the
 // context, logs the request and records its metrics.
-func requestContext(service string, base *slog.Logger) fiber.Handler {
+func requestContext(service string, base *slog.Logger, sample int) fiber.Handler {
+	red := newRouteMetrics(service)
+	var reads atomic.Uint64
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		id := c.Get(HeaderRequestID)
@@ -74,8 +80,7 @@ func requestContext(service string, base *slog.Logger) fiber.Handler {
 			id = newRequestID()
 		}
 		c.Set(HeaderRequestID, id)
-		log := base.With(slog.String("request_id", id))
-		c.SetUserContext(logging.WithLogger(c.UserContext(), log))
+		c.SetUserContext(logging.WithRequest(c.UserContext(), base, id))
 
 		err := c.Next()
 		if err != nil {
@@ -84,15 +89,22 @@ func requestContext(service string, base *slog.Logger) fiber.Handler {
 			}
 		}
 		status := c.Response().StatusCode()
+		method := c.Method()
 		route := c.Route().Path
 		if status == fiber.StatusNotFound && route == "/" {
 			route = "unmatched"
 		}
 		elapsed := time.Since(start)
-		metrics.HTTPRequests.WithLabelValues(service, c.Method(), route, strconv.Itoa(status)).Inc()
-		metrics.HTTPDuration.WithLabelValues(service, c.Method(), route).Observe(elapsed.Seconds())
+		red.observe(method, route, status, elapsed)
+		if status < 400 && (method == fiber.MethodGet || method == fiber.MethodHead) && sample > 1 && reads.Add(1)%uint64(sample) != 0 {
+			return nil
+		}
+		log := logging.FromContext(c.UserContext())
+		if !log.Enabled(c.UserContext(), slog.LevelInfo) {
+			return nil
+		}
 		log.LogAttrs(c.UserContext(), slog.LevelInfo, "request",
-			slog.String("method", c.Method()), slog.String("path", c.Path()),
+			slog.String("method", method), slog.String("path", c.Path()),
 			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 		return nil
 	}
@@ -118,7 +130,14 @@ func recoverPanics() fiber.Handler {
 }
 
 func bodyLimit(limits map[string]int) fiber.Handler {
+	least := DefaultBodyLimit
+	for _, n := range limits {
+		least = min(least, n)
+	}
 	return func(c *fiber.Ctx) error {
+		if len(c.Request().Body()) <= least {
+			return c.Next() // within every route's limit: no lookup
+		}
 		limit := DefaultBodyLimit
 		if n, ok := limits[c.Method()+" "+c.Path()]; ok {
 			limit = n
