@@ -58,6 +58,11 @@ type Directory struct {
 	// monotonic clock: the development clock may jump): one entry per
 	// citizen who acted here, as the projection has one document each.
 	confirmed map[string]time.Time
+
+	// held caches stored citizens on the exclusive backend, where every
+	// write to the collection passes through upsertFields (which drops the
+	// entry): an authenticated request then costs no database read.
+	held sync.Map // agent id → Citizen
 }
 
 // NewDirectory keeps the projection in db's "citizens" collection. The
@@ -87,8 +92,10 @@ func (d *Directory) Lookup(ctx context.Context, agentID string) (Citizen, bool, 
 	if !known {
 		return held, found, nil
 	}
-	if err := d.upsert(ctx, c); err != nil {
-		return c, true, err
+	if !found || c.Version > held.Version {
+		if err := d.upsert(ctx, c); err != nil {
+			return c, true, err
+		}
 	}
 	if found && held.Version > c.Version {
 		c = held // the projection is ahead of the replica that answered
@@ -100,6 +107,24 @@ func (d *Directory) Lookup(ctx context.Context, agentID string) (Citizen, bool, 
 }
 
 func (d *Directory) local(ctx context.Context, agentID string) (Citizen, bool, error) {
+	if !d.db.Exclusive() {
+		return d.stored(ctx, agentID)
+	}
+	if v, ok := d.held.Load(agentID); ok {
+		return v.(Citizen), true, nil
+	}
+	// Filled under the document's lock, so a read that raced a write cannot
+	// put the older document back after the write dropped it.
+	defer d.db.Lock(d.coll, agentID)()
+	return d.stored(ctx, agentID)
+}
+
+// stored reads the projection (the cache first on the exclusive backend);
+// the caller holds the document's lock there.
+func (d *Directory) stored(ctx context.Context, agentID string) (Citizen, bool, error) {
+	if v, ok := d.held.Load(agentID); ok {
+		return v.(Citizen), true, nil
+	}
 	var c Citizen
 	err := d.coll.FindOne(ctx, bson.M{"_id": agentID}).Decode(&c)
 	if errors.Is(err, mongo.ErrNoDocuments) {
@@ -108,10 +133,12 @@ func (d *Directory) local(ctx context.Context, agentID string) (Citizen, bool, e
 	if err != nil {
 		return c, false, fmt.Errorf("look up citizen %s: %w", agentID, err)
 	}
+	if d.db.Exclusive() {
+		d.held.Store(agentID, c)
+	}
 	return c, true, nil
 }
 
-// fresh reports whether the fallback said living less than Recheck ago.
 func (d *Directory) fresh(agentID string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -150,16 +177,14 @@ func (d *Directory) Apply(ctx context.Context, e events.Event) error {
 
 func (d *Directory) upsertFields(ctx context.Context, id string, version uint64, set bson.M) error {
 	defer d.db.Lock(d.coll, id)()
-	var held struct {
-		Version uint64 `bson:"version"`
-	}
-	err := d.coll.FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{"version": 1})).Decode(&held)
-	if err == nil && held.Version >= version {
-		return nil // the projection is already newer: an old or repeated event
-	}
-	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+	held, found, err := d.stored(ctx, id)
+	if err != nil {
 		return err
 	}
+	if found && held.Version >= version {
+		return nil // the projection is already newer: an old or repeated event
+	}
+	defer d.held.Delete(id)
 	set["version"] = version
 	_, err = d.coll.UpdateOne(ctx, d.db.Guarded(id, bson.M{"version": bson.M{"$lt": version}}), bson.M{"$set": set}, options.Update().SetUpsert(true))
 	if mongo.IsDuplicateKeyError(err) {

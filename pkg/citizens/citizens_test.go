@@ -3,6 +3,8 @@ package citizens_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +114,64 @@ func TestDirectoryAnswersFromTheProjectionWhileIdentityIsDown(t *testing.T) {
 	}
 	if _, _, err := dir.Lookup(ctx, "emb_cccccccccccccccccccccccc"); err == nil {
 		t.Fatal("an agent the projection does not hold needs identity: want the error")
+	}
+}
+
+// Every write drops what a read cached: the answer after the last event is
+// the last event's, however reads and writes interleave, in both modes.
+func TestDirectoryReadsNeverKeepAnOlderCitizen(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	for _, mode := range []mongox.Mode{mongox.Shared, mongox.Exclusive} {
+		kit.DB.Collection("citizens").Drop(ctx)
+		dir := citizens.NewDirectory(mongox.NewDB(kit.DB.Database, mode), nil)
+		id := "emb_bbbbbbbbbbbbbbbbbbbbbbbb"
+		reg := events.MustNew("/services/identity", id, &identityv1.CitizenRegistered{AgentId: id, Name: "v1", CitizenNumber: 1, RegisteredAt: timestamppb.Now(), Version: 1}, time.Now())
+		if err := dir.Apply(ctx, reg); err != nil {
+			t.Fatal(err)
+		}
+		const renames = 40
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for v := uint64(2); v <= renames; v++ {
+				upd := events.MustNew("/services/identity", id, &identityv1.CitizenUpdated{AgentId: id, Name: fmt.Sprintf("v%d", v), Version: v}, time.Now())
+				if err := dir.Apply(ctx, upd); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+		var readers sync.WaitGroup
+		for range 4 {
+			readers.Add(1)
+			go func() {
+				defer readers.Done()
+				for {
+					select {
+					case <-done:
+						return
+					default:
+					}
+					if _, _, err := dir.Lookup(ctx, id); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		<-done
+		readers.Wait()
+		c, found, err := dir.Lookup(ctx, id)
+		if err != nil || !found || c.Name != fmt.Sprintf("v%d", renames) || c.Version != renames {
+			t.Fatalf("mode %v: after the last rename the directory says %+v (found %v, %v)", mode, c, found, err)
+		}
+		tomb := events.MustNew("/services/identity", id, &identityv1.CitizenTombstoned{AgentId: id, Version: renames + 1}, time.Now())
+		if err := dir.Apply(ctx, tomb); err != nil {
+			t.Fatal(err)
+		}
+		if c, _, _ := dir.Lookup(ctx, id); !c.Tombstoned {
+			t.Fatalf("mode %v: a tombstone applied after reads must be answered at once: %+v", mode, c)
+		}
 	}
 }
