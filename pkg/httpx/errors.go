@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"go.mongodb.org/mongo-driver/mongo"
@@ -82,6 +83,10 @@ func Classify(err error) *problem.Error {
 	return &problem.Error{Kind: problem.KindInternal, Message: "Internal server error.", Hint: "Retry later; if it persists, file a ticket with the X-Request-Id header value."}
 }
 
+// UnavailableRetry is the Retry-After of a 503 that names no wait of its
+// own: a dependency (database, broker) is expected back within seconds.
+const UnavailableRetry = 5 * time.Second
+
 func isUnavailable(err error) bool {
 	return mongo.IsNetworkError(err) || mongo.IsTimeout(err) ||
 		errors.Is(err, mongo.ErrClientDisconnected) || errors.Is(err, context.DeadlineExceeded)
@@ -96,8 +101,12 @@ func ErrorHandler(c *fiber.Ctx, err error) error {
 	if status >= 500 {
 		log.Error("request failed", slog.String("error", err.Error()), slog.Int("status", status))
 	}
-	if pe.Kind == problem.KindRateLimited && pe.RetryAfter > 0 {
-		secs := int(pe.RetryAfter.Seconds() + 0.999)
+	retry := pe.RetryAfter
+	if pe.Kind == problem.KindUnavailable && retry <= 0 {
+		retry = UnavailableRetry
+	}
+	if (pe.Kind == problem.KindRateLimited || pe.Kind == problem.KindUnavailable) && retry > 0 {
+		secs := int(retry.Seconds() + 0.999)
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
 	}
 	return writeJSON(c, status, ErrorBody{OK: false, Error: code, Message: pe.Message, Hint: pe.Hint})

@@ -1,11 +1,13 @@
 package httpx_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/problem"
@@ -26,6 +28,9 @@ func app() *fiber.App {
 		return httpx.OK(c, 200, fiber.Map{"name": req.Name, "count": req.Count})
 	})
 	a.Post("/big", func(c *fiber.Ctx) error { return httpx.OK(c, 200, fiber.Map{"size": len(c.Body())}) })
+	a.Get("/down", func(c *fiber.Ctx) error {
+		return fmt.Errorf("read plot: %w", mongo.ErrClientDisconnected)
+	})
 	a.Get("/limited", func(c *fiber.Ctx) error {
 		return problem.RateLimited("Too many.", "Wait.", 90*time.Second+time.Millisecond)
 	})
@@ -70,6 +75,11 @@ func TestErrorModel(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			testkit.Do(t, a, c.req).ExpectError(t, c.status, c.code)
 		})
+	}
+	down := testkit.Do(t, a, testkit.Request{Method: "GET", Path: "/down"})
+	down.ExpectError(t, 503, "unavailable")
+	if down.Header["Retry-After"] != "5" {
+		t.Fatalf("a 503 for an unreachable dependency must say when to retry: Retry-After %q", down.Header["Retry-After"])
 	}
 	if r := testkit.Do(t, a, testkit.Request{Method: "GET", Path: "/limited"}); r.Header["Retry-After"] != "91" {
 		t.Fatalf("Retry-After must round up to whole seconds: %q", r.Header["Retry-After"])
