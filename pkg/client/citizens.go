@@ -123,7 +123,7 @@ func (c *Client) Directory(ctx context.Context, f DirectoryFilter) iter.Seq2[Dir
 
 // TombstoneResponse is a tombstoned citizen.
 type TombstoneResponse struct {
-	AgentID      string `json:"agent_id"`
+	AgentID      string    `json:"agent_id"`
 	TombstonedAt time.Time `json:"tombstoned_at"`
 }
 
