@@ -122,7 +122,9 @@ func TestWorldctlJourney(t *testing.T) {
 		t.Fatalf("config file: %v, mode %v", err, fi.Mode())
 	}
 	mustContain(t, "login", bob.text("", "login", "--dev", "Bob"), "Logged in as Bob (emb_")
-	var bobCfg struct{ AgentID string `json:"agent_id"` }
+	var bobCfg struct {
+		AgentID string `json:"agent_id"`
+	}
 	raw, _ := os.ReadFile(bob.config)
 	_ = json.Unmarshal(raw, &bobCfg)
 

@@ -2,9 +2,11 @@ package docs_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"sharedworld.dev/pkg/client"
+	"sharedworld.dev/pkg/testkit"
 )
 
 // Every operation of the served document has a method of the Go client,
@@ -39,6 +41,19 @@ func TestEveryOperationHasAClientMethod(t *testing.T) {
 		}
 		if _, ok := clientType.MethodByName(method); !ok {
 			t.Errorf("client.Streams names %s, which *client.Client does not have", method)
+		}
+	}
+}
+
+// /agent.txt keeps the curl form for agents without the command, and names
+// worldctl for those who have it.
+func TestAgentGuideNamesWorldctlAndKeepsCurl(t *testing.T) {
+	resp := testkit.Do(t, newApp(t, devWorld), testkit.Request{Method: "GET", Path: "/agent.txt"})
+	resp.ExpectStatus(t, 200)
+	guide := string(resp.Raw)
+	for _, want := range []string{"worldctl login --dev Ada", "worldctl --help", "curl -s -X POST \"$WORLD/dev/idp/register\"", "/api/world/register"} {
+		if !strings.Contains(guide, want) {
+			t.Errorf("/agent.txt does not say %q", want)
 		}
 	}
 }
