@@ -155,6 +155,20 @@ func (a *app) root() *cobra.Command {
 		a.ticketCmd(), a.proposeCmd(), a.voteCmd(), a.electCmd(), a.messageCmd(),
 		a.notificationsCmd(), a.postCmd(), a.backupCmd(), a.restoreCmd(),
 		a.bulletinCmd(), a.feedCmd(), a.adminCmd())
+	// cobra's own help and completion commands get examples too.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd("completion")
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  worldctl help claim"
+		case "completion":
+			c.Example = "  source <(worldctl completion bash)\n  worldctl completion zsh > \"${fpath[1]}/_worldctl\""
+			for _, sh := range c.Commands() {
+				sh.Example = "  worldctl completion " + sh.Name()
+			}
+		}
+	}
 	return root
 }
 
