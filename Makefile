@@ -30,10 +30,10 @@ fmt:
 	gofmt -w $(MODULES)
 
 ## build: one binary per service of the service table (hack/services) plus
-## the local tools, into ./bin
+## the local tools and worldctl, into ./bin
 build:
 	@mkdir -p bin
-	go build -o bin/ $$(go run ./hack/cmd/services -cmds) ./hack/cmd/...
+	go build -o bin/ $$(go run ./hack/cmd/services -cmds) ./hack/cmd/... ./pkg/cmd/...
 
 ## bench: the benchmarks (numbers quoted in the docs come from here)
 bench:
