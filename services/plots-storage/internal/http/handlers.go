@@ -17,6 +17,8 @@ type Handlers struct {
 	App      *app.App
 	Auth     *auth.Middleware
 	Citizens citizens.Source
+	// AmbassadorToken guards the admin routes.
+	AmbassadorToken string
 }
 
 // Routes registers the public routes.
@@ -45,6 +47,8 @@ func (h *Handlers) Routes(r fiber.Router) {
 	r.Post("/api/world/continuity/restore", with(citizen, h.restore)...)
 	r.Get("/api/world/continuity/list", with(citizen, h.listBackups)...)
 	r.Delete("/api/world/continuity/:backup_id", with(citizen, h.deleteBackup)...)
+
+	r.Delete(GardenAdminPrefix+"*", auth.Ambassador(h.AmbassadorToken), h.removeGardenFile)
 }
 
 // readerGate lets anonymous readers through (public content needs no
