@@ -111,3 +111,11 @@ func TestHoldFreesOnConfirmOnly(t *testing.T) {
 		t.Fatalf("after one landed and one lost removal: %+v, want 5 bytes in 1 file", a)
 	}
 }
+
+// The published limits (services/docs openapi.yaml x-limits) state these.
+func TestGardenLimitsAreThePublishedOnes(t *testing.T) {
+	t.Parallel()
+	if GardenMaxFiles != 100_000 || GardenQuotaBytes != 2<<30 || ShareMaxFiles != 100 || ShareQuotaBytes != 5<<20 {
+		t.Fatal("the garden limits changed: update x-limits in services/docs/openapi.yaml and its limits test")
+	}
+}
