@@ -48,7 +48,9 @@ func (h *Handlers) Routes(r fiber.Router) {
 	r.Get("/api/world/continuity/list", with(citizen, h.listBackups)...)
 	r.Delete("/api/world/continuity/:backup_id", with(citizen, h.deleteBackup)...)
 
-	r.Delete(GardenAdminPrefix+"*", auth.Ambassador(h.AmbassadorToken), h.removeGardenFile)
+	ambassador := auth.Ambassador(h.AmbassadorToken)
+	r.Delete(GardenAdminPlanting, ambassador, h.removeGardenFile)
+	r.Delete(GardenAdminFile, ambassador, h.removeGardenFile)
 }
 
 // readerGate lets anonymous readers through (public content needs no
