@@ -41,7 +41,7 @@ var Table = []Entry{
 		"/api/world/register", "/api/world/citizens", "/api/world/whoami", "/api/world/profile",
 		"/api/world/directory", "/api/admin/citizens", "/dev/idp"}},
 	{Unit: plotsstorage.Unit, BodyLimit: plotsstorage.BackupBodyLimit, Prefixes: []string{
-		"/api/world/plots", "/api/world/storage", "/api/world/continuity"}},
+		"/api/world/plots", "/api/world/storage", "/api/world/continuity", "/api/admin/garden"}},
 	{Unit: tickets.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{
 		"/api/world/tickets", "/api/admin/tickets"}},
 	{Unit: governance.Unit, BodyLimit: httpx.DefaultBodyLimit, Prefixes: []string{

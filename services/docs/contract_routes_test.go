@@ -30,6 +30,10 @@ var contractRoutes = []struct{ section, route string }{
 	{"§4", "GET /api/world/storage/read"},
 	{"§4", "GET /api/world/storage/list"},
 	{"§4", "POST /api/world/storage/delete"},
+	// §4 extended: garden files are removed by the commons' owner, for whom
+	// the ambassador acts (a planter removes its own through storage/delete).
+	{"§4", "DELETE /api/admin/garden/{name}/{item}"},
+	{"§4", "DELETE /api/admin/garden/{item}"},
 	{"§4", "POST /api/world/continuity/backup"},
 	{"§4", "POST /api/world/continuity/restore"},
 	{"§4", "GET /api/world/continuity/list"},

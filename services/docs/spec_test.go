@@ -210,6 +210,12 @@ func TestLimitsAgreeWithTheKit(t *testing.T) {
 		"tickets_per_day":          5,
 		"ticket_description_chars": 3000,
 		"election_population":      10,
+		// plots-storage's domain (GardenMaxFiles, GardenQuotaBytes,
+		// ShareMaxFiles, ShareQuotaBytes): its tests hold it to these.
+		"garden_files":       100_000,
+		"garden_bytes":       2 << 30,
+		"garden_share_files": 100,
+		"garden_share_bytes": 5 << 20,
 	}
 	for name, want := range kit {
 		if values[name] != want {

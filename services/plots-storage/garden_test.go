@@ -119,8 +119,9 @@ func TestGardenRefusals(t *testing.T) {
 	}
 	w.write(t, stranger, commons, "/garden/s/x.md", []byte("x")).ExpectError(t, 403, "not_registered")
 	w.write(t, ada, commons, "/garden/ada/big.md", bytes.Repeat([]byte("x"), 1<<20+1)).ExpectError(t, 413, "payload_too_large")
-	// A garden file is deleted only by the commons owner: no citizen, not even its planter.
-	w.do(t, http.MethodPost, "/api/world/storage/delete", map[string]any{"plot_id": commons, "path": "/garden/ada/poem.md"}, ada.Headers()).
+	// A garden file is removed by its planter or the ambassador, by no other citizen.
+	bob := w.citizen("Bob")
+	w.do(t, http.MethodPost, "/api/world/storage/delete", map[string]any{"plot_id": commons, "path": "/garden/ada/poem.md"}, bob.Headers()).
 		ExpectError(t, 403, "permission_denied")
 	w.read(t, nil, commons, "/garden/ada/poem.md").ExpectStatus(t, 200)
 	// Permissions of the commons belong to nobody who can call.

@@ -43,13 +43,30 @@ func (a *App) changeAccount(ctx context.Context, tenancy string, dead func(domai
 		}
 		// Each round decides at least one hold more, so this ends.
 		for _, h := range undecided {
-			head, err := a.Files.Head(ctx, h.PlotID, tenancy, h.Path)
+			head, err := a.Files.Head(ctx, h.PlotID, fileTenancy(tenancy, h), h.Path)
 			if err != nil {
 				return domain.Account{}, fmt.Errorf("settle a quota hold: %w", err)
 			}
 			landed[h.ID] = head.Hold == h.ID
 		}
 	}
+}
+
+// fileTenancy is the tenancy of the file a hold on the account was taken
+// for: the account's own, or the commons' for a hold on a garden share.
+func fileTenancy(account string, h domain.Hold) string {
+	if h.PlotID == domain.CommonsPlotID {
+		return domain.CommonsTenancy
+	}
+	return account
+}
+
+// quotaOf is the quota of a tenancy's account: the garden's on the commons.
+func quotaOf(tenancy string) domain.Quota {
+	if tenancy == domain.CommonsTenancy {
+		return domain.GardenQuota
+	}
+	return domain.PlotQuota
 }
 
 // lapsed is the dead hold of a live world: one whose write can no longer land.
@@ -73,7 +90,7 @@ func (a *App) reserve(ctx context.Context, tenancy string, h domain.Hold, landed
 	var at time.Time
 	acc, err := a.changeAccount(ctx, tenancy, a.lapsed, func(acc *domain.Account) error {
 		acc.Confirm(landed)
-		if err := acc.Reserve(h); err != nil {
+		if err := acc.ReserveWithin(h, quotaOf(tenancy)); err != nil {
 			return err
 		}
 		if h.PlotID == domain.CommonsPlotID {
@@ -87,7 +104,7 @@ func (a *App) reserve(ctx context.Context, tenancy string, h domain.Hold, landed
 // confirm forgets a hold whose write landed. A failure costs nothing but
 // the record: the head names the hold, and settling it later keeps its room.
 func (a *App) confirm(ctx context.Context, tenancy string, h domain.Hold) {
-	if h.ID == "" || h.Change == (domain.Change{}) {
+	if h.Empty() {
 		return
 	}
 	bg, cancel := background(ctx)
@@ -101,7 +118,7 @@ func (a *App) confirm(ctx context.Context, tenancy string, h domain.Hold) {
 // failure leaves the hold recorded, and settling it once it lapsed gives
 // the room back then.
 func (a *App) release(ctx context.Context, tenancy string, h domain.Hold) {
-	if h.ID == "" || h.Change == (domain.Change{}) {
+	if h.Empty() {
 		return
 	}
 	bg, cancel := background(ctx)

@@ -110,8 +110,19 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 		return Receipt{}, err
 	}
 	hold := a.newHold(next.PlotID, next.Path, domain.WriteChange(next.Size, cur.Size, cur.Exists()))
+	garden := next.PlotID == domain.CommonsPlotID
+	if garden {
+		// The share first: a citizen over its share hears of its share.
+		next.PlantedBy = domain.Planter(next.Path, cur, who.ID)
+		if err := a.reserveShare(ctx, who.ID, cur, next, hold); err != nil {
+			return Receipt{}, err
+		}
+	}
 	usage, at, err := a.reserve(ctx, next.Tenancy, hold, cur.Hold)
 	if err != nil {
+		if garden {
+			a.settleShare(ctx, next.PlantedBy, hold, false)
+		}
 		return Receipt{}, err
 	}
 	if !at.IsZero() {
@@ -140,6 +151,9 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 	switch {
 	case errors.Is(err, errResized) || errors.Is(err, errHoldLapsed) || errors.Is(err, domain.ErrBusy):
 		a.release(ctx, next.Tenancy, hold) // refused: the head is not this write's
+		if garden {
+			a.settleShare(ctx, next.PlantedBy, hold, false)
+		}
 		return Receipt{}, err
 	case err != nil:
 		// The database may have taken the head all the same (an answer
@@ -148,6 +162,9 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 		return Receipt{}, fmt.Errorf("%w: %w", errUncertain, err)
 	}
 	a.confirm(ctx, next.Tenancy, hold)
+	if garden {
+		a.settleShare(ctx, next.PlantedBy, hold, true)
+	}
 	if replaced.Exists() {
 		a.dropBlob(ctx, replaced.BlobID)
 	}
@@ -222,8 +239,9 @@ func (a *App) List(ctx context.Context, agentID, plotID, prefix string) ([]domai
 	return a.Files.List(ctx, plot.ID, plot.Tenancy, prefix)
 }
 
-// Delete removes a file (the plot owner only) and gives its space back. The
-// deletion is a version of its own, so it races with writes like a write.
+// Delete removes a file (the plot owner only; in the garden, its planter)
+// and gives its space back. The deletion is a version of its own, so it
+// races with writes like a write.
 func (a *App) Delete(ctx context.Context, who domain.Agent, plotID, path string) (domain.File, error) {
 	hint := `send {"plot_id": "plot_x1_y2", "path": "/notes.md"}`
 	if plotID == "" {
@@ -231,6 +249,9 @@ func (a *App) Delete(ctx context.Context, who domain.Agent, plotID, path string)
 	}
 	if err := domain.ValidatePath(path); err != nil {
 		return domain.File{}, err
+	}
+	if plotID == domain.CommonsPlotID {
+		return a.RemoveGardenFile(ctx, domain.Remover{AgentID: who.ID}, path)
 	}
 	plot, err := a.Plot(ctx, plotID)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 // Size limits for decoded content (CONTRACT §4).
 const (
 	MiB             = 1 << 20
+	GiB             = 1 << 30
 	MaxFileBytes    = 1 * MiB
 	MaxBackupBytes  = 5 * MiB
 	PlotQuotaBytes  = 10 * MiB
@@ -78,8 +79,12 @@ func describeByte(b byte) string {
 	}
 }
 
-// humanBytes writes a size the way the limits are stated (1 MiB, 10 MiB).
+// humanBytes writes a size the way the limits are stated (1 MiB, 10 MiB,
+// 2 GiB).
 func humanBytes(n int64) string {
+	if n >= GiB && n%GiB == 0 {
+		return fmt.Sprintf("%d GiB", n/GiB)
+	}
 	if n >= MiB && n%MiB == 0 {
 		return fmt.Sprintf("%d MiB", n/MiB)
 	}

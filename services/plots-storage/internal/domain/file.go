@@ -19,8 +19,16 @@ type File struct {
 	// Hold is the id of the quota hold the write of this version took
 	// (empty when it took none): it proves that write landed.
 	Hold string
+	// PlantedBy is, in the garden, the citizen who planted the path: its
+	// share counts the file, and it may remove it. Empty for the index
+	// (everyone's) and for files planted before plantings were recorded.
+	PlantedBy string
+	// Removed marks a garden file's removal: the head stays, naming the
+	// removal's hold, so the removal settles like a write (see hold.go),
+	// and the path reads as absent.
+	Removed bool
 }
 
 // Exists reports whether the head was read from a stored file (storage
-// counts versions from 1).
-func (f File) Exists() bool { return f.Version > 0 }
+// counts versions from 1) that was not removed since.
+func (f File) Exists() bool { return f.Version > 0 && !f.Removed }

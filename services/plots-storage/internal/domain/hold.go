@@ -21,14 +21,25 @@ const HoldLife = time.Minute
 // the database.
 const HoldGrace = time.Minute
 
-// Hold is one write's reservation, for the file at Path of PlotID.
+// Hold is one write's reservation, for the file at Path of PlotID: Change
+// is taken when the hold is reserved (and given back if its write does not
+// land), Frees is given back once the write is known to have landed (the
+// room of the version a removal takes away). Space is thus taken early and
+// given back late, so an account never understates what it holds. One
+// write may hold room on several accounts (the garden's, a planter's
+// share) under one id: the head it writes names that id, which settles
+// each of them.
 type Hold struct {
 	ID     string
 	PlotID string
 	Path   string
 	Change Change
+	Frees  Change
 	Until  time.Time
 }
+
+// Empty reports whether h moves no usage at all (nothing to record).
+func (h Hold) Empty() bool { return h.ID == "" || (h.Change == Change{} && h.Frees == Change{}) }
 
 // Lapsed reports whether no write can land under h any more at now.
 func (h Hold) Lapsed(now time.Time) bool { return now.After(h.Until.Add(HoldGrace)) }
@@ -57,22 +68,30 @@ func (a *Account) Stamp(now time.Time) time.Time {
 	return at
 }
 
-// Reserve takes h's room if the quota admits it (413 otherwise) and records
-// h until its write is known to have landed. A hold of no change needs no
-// record: nothing of it can be left behind.
-func (a *Account) Reserve(h Hold) error {
-	if err := a.Take(h.Change); err != nil {
+// Reserve takes h's room if the plot quota admits it (413 otherwise).
+func (a *Account) Reserve(h Hold) error { return a.ReserveWithin(h, PlotQuota) }
+
+// ReserveWithin takes h's room if q admits it (413 otherwise) and records
+// h until its write is known to have landed. A hold that moves nothing
+// needs no record: nothing of it can be left behind.
+func (a *Account) ReserveWithin(h Hold, q Quota) error {
+	if err := a.TakeWithin(h.Change, q); err != nil {
 		return err
 	}
-	if h.ID != "" && h.Change != (Change{}) {
+	if !h.Empty() {
 		a.Holds = append(a.Holds, h)
 	}
 	return nil
 }
 
-// Confirm keeps the room of the hold id, whose write landed, and forgets
-// the hold. An unknown id (settled already, or never recorded) is nothing.
-func (a *Account) Confirm(id string) { a.drop(id) }
+// Confirm keeps the room of the hold id, whose write landed, gives back
+// what it frees, and forgets the hold. An unknown id (settled already, or
+// never recorded) is nothing.
+func (a *Account) Confirm(id string) {
+	if h, ok := a.drop(id); ok {
+		a.Apply(h.Frees)
+	}
+}
 
 // Release gives back the room of the hold id, whose write did not land.
 func (a *Account) Release(id string) {

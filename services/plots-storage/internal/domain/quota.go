@@ -33,10 +33,21 @@ func DeleteChange(size int64) Change { return Change{Bytes: -size, Files: -1} }
 // Negate undoes a change (to release a reservation).
 func (c Change) Negate() Change { return Change{Bytes: -c.Bytes, Files: -c.Files} }
 
-// Ceiling is the largest usage that still admits c within the quota. A
-// change that frees space or files admits any usage on that axis.
-func (c Change) Ceiling() Usage {
-	ceil := Usage{Bytes: PlotQuotaBytes, Files: MaxFilesPerPlot}
+// Quota is a limit on an account's usage, with the 413 that explains a
+// refusal: a plot's, the garden's as a whole, or one citizen's share of it.
+type Quota struct {
+	Bytes, Files int64
+	// exceeded explains why u cannot take c.
+	exceeded func(u Usage, c Change) error
+}
+
+// PlotQuota is every plot's quota (CONTRACT §4).
+var PlotQuota = Quota{Bytes: PlotQuotaBytes, Files: MaxFilesPerPlot, exceeded: plotQuotaExceeded}
+
+// Ceiling is the largest usage that still admits c within q. A change that
+// frees space or files admits any usage on that axis.
+func (c Change) Ceiling(q Quota) Usage {
+	ceil := Usage{Bytes: q.Bytes, Files: q.Files}
 	if c.Bytes > 0 {
 		ceil.Bytes -= c.Bytes
 	}
@@ -46,18 +57,24 @@ func (c Change) Ceiling() Usage {
 	return ceil
 }
 
-// Admits reports whether usage u may take change c.
-func (u Usage) Admits(c Change) bool {
-	ceil := c.Ceiling()
+// Admits reports whether usage u may take change c within the plot quota.
+func (u Usage) Admits(c Change) bool { return u.AdmitsWithin(c, PlotQuota) }
+
+// AdmitsWithin reports whether usage u may take change c within q.
+func (u Usage) AdmitsWithin(c Change, q Quota) bool {
+	ceil := c.Ceiling(q)
 	return u.Bytes <= ceil.Bytes && u.Files <= ceil.Files
 }
 
-// Take adds c to u if the quota admits it, or explains why not (413).
-// Reservations are taken one at a time on the tenancy's usage record, so
+// Take adds c to u if the plot quota admits it, or explains why not (413).
+func (u *Usage) Take(c Change) error { return u.TakeWithin(c, PlotQuota) }
+
+// TakeWithin adds c to u if q admits it, or explains why not (413).
+// Reservations are taken one at a time on the account's usage record, so
 // concurrent writers can never jointly overrun the quota.
-func (u *Usage) Take(c Change) error {
-	if !u.Admits(c) {
-		return QuotaExceeded(*u, c)
+func (u *Usage) TakeWithin(c Change, q Quota) error {
+	if !u.AdmitsWithin(c, q) {
+		return q.exceeded(*u, c)
 	}
 	u.Apply(c)
 	return nil
@@ -69,8 +86,11 @@ func (u *Usage) Apply(c Change) {
 	u.Files += c.Files
 }
 
-// QuotaExceeded explains why u cannot take c (413, CONTRACT §4).
-func QuotaExceeded(u Usage, c Change) error {
+// QuotaExceeded explains why u cannot take c within the plot quota (413,
+// CONTRACT §4).
+func QuotaExceeded(u Usage, c Change) error { return plotQuotaExceeded(u, c) }
+
+func plotQuotaExceeded(u Usage, c Change) error {
 	if c.Files > 0 && u.Files+c.Files > MaxFilesPerPlot {
 		return problem.TooLarge(
 			fmt.Sprintf("the plot already holds %d files, the limit is %d", u.Files, MaxFilesPerPlot),

@@ -30,7 +30,7 @@ func TestQuotaAdmits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			if got := tc.usage.Admits(tc.change); got != tc.want {
-				t.Fatalf("Admits = %v, want %v (ceiling %+v)", got, tc.want, tc.change.Ceiling())
+				t.Fatalf("Admits = %v, want %v (ceiling %+v)", got, tc.want, tc.change.Ceiling(PlotQuota))
 			}
 			if !tc.want {
 				checkKind(t, QuotaExceeded(tc.usage, tc.change), problem.KindTooLarge)

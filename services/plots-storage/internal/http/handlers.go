@@ -17,6 +17,8 @@ type Handlers struct {
 	App      *app.App
 	Auth     *auth.Middleware
 	Citizens citizens.Source
+	// AmbassadorToken guards the admin routes.
+	AmbassadorToken string
 }
 
 // Routes registers the public routes.
@@ -45,6 +47,10 @@ func (h *Handlers) Routes(r fiber.Router) {
 	r.Post("/api/world/continuity/restore", with(citizen, h.restore)...)
 	r.Get("/api/world/continuity/list", with(citizen, h.listBackups)...)
 	r.Delete("/api/world/continuity/:backup_id", with(citizen, h.deleteBackup)...)
+
+	ambassador := auth.Ambassador(h.AmbassadorToken)
+	r.Delete(GardenAdminPlanting, ambassador, h.removeGardenFile)
+	r.Delete(GardenAdminFile, ambassador, h.removeGardenFile)
 }
 
 // readerGate lets anonymous readers through (public content needs no

@@ -32,17 +32,20 @@ type fileDoc struct {
 	WrittenBy   string    `bson:"written_by"`
 	BlobID      string    `bson:"blob_id"`
 	Hold        string    `bson:"hold"`
+	PlantedBy   string    `bson:"planted_by"`
+	Removed     bool      `bson:"removed"`
 }
 
 func (d fileDoc) file() domain.File {
 	return domain.File{PlotID: d.PlotID, Tenancy: d.Tenancy, Path: d.Path, Version: d.Version, Size: d.Size,
-		Hash: d.Hash, ContentType: d.ContentType, WrittenAt: d.WrittenAt, WrittenBy: d.WrittenBy, BlobID: d.BlobID, Hold: d.Hold}
+		Hash: d.Hash, ContentType: d.ContentType, WrittenAt: d.WrittenAt, WrittenBy: d.WrittenBy, BlobID: d.BlobID, Hold: d.Hold,
+		PlantedBy: d.PlantedBy, Removed: d.Removed}
 }
 
 func fileDocOf(f domain.File) fileDoc {
 	return fileDoc{ID: fileID(f.PlotID, f.Tenancy, f.Path), PlotID: f.PlotID, Tenancy: f.Tenancy, Path: f.Path,
 		Version: f.Version, Size: f.Size, Hash: f.Hash, ContentType: f.ContentType, WrittenAt: f.WrittenAt,
-		WrittenBy: f.WrittenBy, BlobID: f.BlobID, Hold: f.Hold}
+		WrittenBy: f.WrittenBy, BlobID: f.BlobID, Hold: f.Hold, PlantedBy: f.PlantedBy, Removed: f.Removed}
 }
 
 // fileID is a file's document id. ':' never occurs in a plot id, a tenancy
@@ -142,17 +145,17 @@ func (s *Files) Change(ctx context.Context, plotID, tenancy, path string, fn fun
 
 // Delete removes the file if check, run on its current head, allows it;
 // domain.ErrNotFound when there is none. Garden files are never deleted
-// (only their owner, the system, could), so no unpublished event goes with
-// a deleted head.
+// this way: a removal keeps the head, marked removed, so no unpublished
+// event goes with a deleted head.
 func (s *Files) Delete(ctx context.Context, plotID, tenancy, path string, check func(domain.File) error) error {
 	return outcome(s.docs(plotID).Delete(ctx, fileID(plotID, tenancy, path), func(d *fileDoc) error { return check(d.file()) }))
 }
 
 // List returns the files of a tenancy whose path starts with prefix, by
-// path. Valid paths use only characters below '~', so every path with the
-// prefix sorts inside [prefix, prefix+"~").
+// path, without removed garden files. Valid paths use only characters
+// below '~', so every path with the prefix sorts inside [prefix, prefix+"~").
 func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error) {
-	filter := bson.M{"plot_id": plotID, "tenancy": tenancy}
+	filter := bson.M{"plot_id": plotID, "tenancy": tenancy, "removed": bson.M{"$ne": true}}
 	to := ""
 	if prefix != "" {
 		to = prefix + "~"

@@ -50,7 +50,8 @@ func (m *fileMirror) load(ctx context.Context, d *docs[fileDoc]) error {
 	})
 }
 
-// list is List's query: a tenancy's files with paths in [from, to), by path.
+// list is List's query: a tenancy's files with paths in [from, to), by
+// path, without removed garden files.
 func (m *fileMirror) list(plotID, tenancy, from, to string) []fileDoc {
 	out := []fileDoc{}
 	m.byPath.Ascend(func(d *fileDoc) bool {
@@ -65,7 +66,9 @@ func (m *fileMirror) list(plotID, tenancy, from, to string) []fileDoc {
 		if d.PlotID != plotID || d.Tenancy != tenancy || (to != "" && d.Path >= to) {
 			return false
 		}
-		out = append(out, *d)
+		if !d.Removed {
+			out = append(out, *d)
+		}
 		return true
 	})
 	return out

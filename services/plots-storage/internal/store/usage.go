@@ -12,8 +12,9 @@ import (
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
-// usageDoc is a tenancy's usage counters in one document, keyed by the
-// tenancy (a plot claimed anew starts from zero without anything reset),
+// usageDoc is an account's usage counters in one document, keyed by the
+// tenancy (a plot claimed anew starts from zero without anything reset)
+// or by a citizen's garden share (app.ShareAccount),
 // with the holds of writes not known to have landed: the counters and the
 // holds change together, in one document's write.
 type usageDoc struct {
@@ -25,12 +26,15 @@ type usageDoc struct {
 }
 
 type holdDoc struct {
-	ID     string    `bson:"id"`
-	PlotID string    `bson:"plot_id"`
-	Path   string    `bson:"path"`
-	Bytes  int64     `bson:"bytes"`
-	Files  int64     `bson:"files"`
-	Until  time.Time `bson:"until"`
+	ID     string `bson:"id"`
+	PlotID string `bson:"plot_id"`
+	Path   string `bson:"path"`
+	Bytes  int64  `bson:"bytes"`
+	Files  int64  `bson:"files"`
+	// FreesBytes and FreesFiles are given back once the write landed.
+	FreesBytes int64     `bson:"frees_bytes"`
+	FreesFiles int64     `bson:"frees_files"`
+	Until      time.Time `bson:"until"`
 }
 
 func (d usageDoc) usage() domain.Usage { return domain.Usage{Bytes: d.Bytes, Files: d.Files} }
@@ -39,7 +43,8 @@ func (d usageDoc) account() domain.Account {
 	a := domain.Account{Usage: d.usage(), Stamped: d.Stamped}
 	for _, h := range d.Holds {
 		a.Holds = append(a.Holds, domain.Hold{ID: h.ID, PlotID: h.PlotID, Path: h.Path,
-			Change: domain.Change{Bytes: h.Bytes, Files: h.Files}, Until: h.Until})
+			Change: domain.Change{Bytes: h.Bytes, Files: h.Files},
+			Frees:  domain.Change{Bytes: h.FreesBytes, Files: h.FreesFiles}, Until: h.Until})
 	}
 	return a
 }
@@ -48,7 +53,7 @@ func usageDocOf(tenancy string, a domain.Account) usageDoc {
 	d := usageDoc{Tenancy: tenancy, Bytes: a.Bytes, Files: a.Files, Stamped: a.Stamped}
 	for _, h := range a.Holds {
 		d.Holds = append(d.Holds, holdDoc{ID: h.ID, PlotID: h.PlotID, Path: h.Path,
-			Bytes: h.Change.Bytes, Files: h.Change.Files, Until: h.Until})
+			Bytes: h.Change.Bytes, Files: h.Change.Files, FreesBytes: h.Frees.Bytes, FreesFiles: h.Frees.Files, Until: h.Until})
 	}
 	return d
 }
