@@ -36,6 +36,7 @@ func main() {
 	backupEvery := flag.Int("backup-every", 10, "every n-th citizen stores one backup (0: none)")
 	workers := flag.Int("workers", 16, "citizens acting at once")
 	tag := flag.String("tag", "", "name prefix, to seed a second batch into one world")
+	first := flag.Int("first", 0, "number of the first citizen (its cell follows from it): a second batch starts where the first ended")
 	flag.Parse()
 	if *tickets > 5 {
 		fmt.Fprintln(os.Stderr, "seedworld: -tickets is at most 5 (the daily limit)")
@@ -59,9 +60,9 @@ func main() {
 			}
 		}()
 	}
-	for i := range *n {
+	for i := *first; i < *first+*n; i++ {
 		work <- i
-		if (i+1)%500 == 0 {
+		if (i+1-*first)%500 == 0 {
 			fmt.Fprintf(os.Stderr, "%d citizens sent, %.0fs\n", i+1, time.Since(start).Seconds())
 		}
 	}
