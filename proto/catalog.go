@@ -40,6 +40,7 @@ const (
 	TypePlotReleased  = "plot.released"
 	TypeGardenPlanted = "garden.planted"
 	TypeGardenTended  = "garden.tended"
+	TypeGardenRemoved = "garden.removed"
 
 	// tickets
 	TypeTicketFiled         = "ticket.filed"
@@ -87,6 +88,7 @@ var catalog = []entry{
 	{TypePlotReleased, TopicPlots, mt((*plotsv1.PlotReleased)(nil))},
 	{TypeGardenPlanted, TopicPlots, mt((*plotsv1.GardenPlanted)(nil))},
 	{TypeGardenTended, TopicPlots, mt((*plotsv1.GardenTended)(nil))},
+	{TypeGardenRemoved, TopicPlots, mt((*plotsv1.GardenRemoved)(nil))},
 
 	{TypeTicketFiled, TopicTickets, mt((*ticketsv1.TicketFiled)(nil))},
 	{TypeTicketStatusChanged, TopicTickets, mt((*ticketsv1.TicketStatusChanged)(nil))},

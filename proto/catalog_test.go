@@ -36,6 +36,7 @@ var cases = []struct {
 	{"plot.released", "world.plots", &plotsv1.PlotReleased{}},
 	{"garden.planted", "world.plots", &plotsv1.GardenPlanted{}},
 	{"garden.tended", "world.plots", &plotsv1.GardenTended{}},
+	{"garden.removed", "world.plots", &plotsv1.GardenRemoved{}},
 	{"ticket.filed", "world.tickets", &ticketsv1.TicketFiled{}},
 	{"ticket.status_changed", "world.tickets", &ticketsv1.TicketStatusChanged{}},
 	{"ticket.upvoted", "world.tickets", &ticketsv1.TicketUpvoted{}},
@@ -150,7 +151,8 @@ func TestConstants(t *testing.T) {
 		catalog.TypeCitizenRegistered: "citizen.registered", catalog.TypeCitizenUpdated: "citizen.updated",
 		catalog.TypeCitizenTombstoned: "citizen.tombstoned", catalog.TypePlotClaimed: "plot.claimed",
 		catalog.TypePlotReleased: "plot.released", catalog.TypeGardenPlanted: "garden.planted",
-		catalog.TypeGardenTended: "garden.tended", catalog.TypeTicketFiled: "ticket.filed",
+		catalog.TypeGardenTended: "garden.tended", catalog.TypeGardenRemoved: "garden.removed",
+		catalog.TypeTicketFiled:         "ticket.filed",
 		catalog.TypeTicketStatusChanged: "ticket.status_changed", catalog.TypeTicketUpvoted: "ticket.upvoted",
 		catalog.TypeProposalCreated: "proposal.created", catalog.TypeProposalStatusChanged: "proposal.status_changed",
 		catalog.TypeVoteCast: "vote.cast", catalog.TypeElectionOpened: "election.opened",
@@ -160,7 +162,7 @@ func TestConstants(t *testing.T) {
 		catalog.TypeAnnouncementPinned: "announcement.pinned", catalog.TypeInboxReceived: "inbox.received",
 		catalog.TypeInboxReplied: "inbox.replied",
 	}
-	if len(consts) != 6+23 {
+	if len(consts) != 6+24 {
 		t.Fatalf("constants collide: %d distinct", len(consts))
 	}
 	for got, want := range consts {

@@ -383,6 +383,106 @@ func (x *GardenTended) GetAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// GardenRemoved: a garden file was removed, by its planter or by a curator
+// of the garden (garden.removed).
+type GardenRemoved struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	PlotId string                 `protobuf:"bytes,1,opt,name=plot_id,json=plotId,proto3" json:"plot_id,omitempty"`
+	// Full path of the removed file inside the garden.
+	Path string `protobuf:"bytes,2,opt,name=path,proto3" json:"path,omitempty"`
+	// The citizen who removed it: its planter; empty when a curator did.
+	AgentId string `protobuf:"bytes,3,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// The curator's role when a curator removed it (ambassador,
+	// archive_steward); empty when the planter did.
+	Role string `protobuf:"bytes,4,opt,name=role,proto3" json:"role,omitempty"`
+	// The citizen who planted the file, empty for the index.
+	PlantedBy string `protobuf:"bytes,5,opt,name=planted_by,json=plantedBy,proto3" json:"planted_by,omitempty"`
+	// Number of files in the garden after this change.
+	GardenFiles   int64                  `protobuf:"varint,6,opt,name=garden_files,json=gardenFiles,proto3" json:"garden_files,omitempty"`
+	At            *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GardenRemoved) Reset() {
+	*x = GardenRemoved{}
+	mi := &file_plots_v1_events_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GardenRemoved) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GardenRemoved) ProtoMessage() {}
+
+func (x *GardenRemoved) ProtoReflect() protoreflect.Message {
+	mi := &file_plots_v1_events_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GardenRemoved.ProtoReflect.Descriptor instead.
+func (*GardenRemoved) Descriptor() ([]byte, []int) {
+	return file_plots_v1_events_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GardenRemoved) GetPlotId() string {
+	if x != nil {
+		return x.PlotId
+	}
+	return ""
+}
+
+func (x *GardenRemoved) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *GardenRemoved) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *GardenRemoved) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *GardenRemoved) GetPlantedBy() string {
+	if x != nil {
+		return x.PlantedBy
+	}
+	return ""
+}
+
+func (x *GardenRemoved) GetGardenFiles() int64 {
+	if x != nil {
+		return x.GardenFiles
+	}
+	return 0
+}
+
+func (x *GardenRemoved) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
 var File_plots_v1_events_proto protoreflect.FileDescriptor
 
 const file_plots_v1_events_proto_rawDesc = "" +
@@ -420,7 +520,16 @@ const file_plots_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"agent_name\x18\x04 \x01(\tR\tagentName\x12!\n" +
 	"\fgarden_files\x18\x05 \x01(\x03R\vgardenFiles\x12*\n" +
-	"\x02at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x02atB(Z&sharedworld.dev/proto/plots/v1;plotsv1b\x06proto3"
+	"\x02at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\xd9\x01\n" +
+	"\rGardenRemoved\x12\x17\n" +
+	"\aplot_id\x18\x01 \x01(\tR\x06plotId\x12\x12\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\x12\x19\n" +
+	"\bagent_id\x18\x03 \x01(\tR\aagentId\x12\x12\n" +
+	"\x04role\x18\x04 \x01(\tR\x04role\x12\x1d\n" +
+	"\n" +
+	"planted_by\x18\x05 \x01(\tR\tplantedBy\x12!\n" +
+	"\fgarden_files\x18\x06 \x01(\x03R\vgardenFiles\x12*\n" +
+	"\x02at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x02atB(Z&sharedworld.dev/proto/plots/v1;plotsv1b\x06proto3"
 
 var (
 	file_plots_v1_events_proto_rawDescOnce sync.Once
@@ -434,24 +543,26 @@ func file_plots_v1_events_proto_rawDescGZIP() []byte {
 	return file_plots_v1_events_proto_rawDescData
 }
 
-var file_plots_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_plots_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_plots_v1_events_proto_goTypes = []any{
 	(*PlotClaimed)(nil),           // 0: sharedworld.plots.v1.PlotClaimed
 	(*PlotReleased)(nil),          // 1: sharedworld.plots.v1.PlotReleased
 	(*GardenPlanted)(nil),         // 2: sharedworld.plots.v1.GardenPlanted
 	(*GardenTended)(nil),          // 3: sharedworld.plots.v1.GardenTended
-	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
+	(*GardenRemoved)(nil),         // 4: sharedworld.plots.v1.GardenRemoved
+	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
 }
 var file_plots_v1_events_proto_depIdxs = []int32{
-	4, // 0: sharedworld.plots.v1.PlotClaimed.claimed_at:type_name -> google.protobuf.Timestamp
-	4, // 1: sharedworld.plots.v1.PlotReleased.released_at:type_name -> google.protobuf.Timestamp
-	4, // 2: sharedworld.plots.v1.GardenPlanted.at:type_name -> google.protobuf.Timestamp
-	4, // 3: sharedworld.plots.v1.GardenTended.at:type_name -> google.protobuf.Timestamp
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	5, // 0: sharedworld.plots.v1.PlotClaimed.claimed_at:type_name -> google.protobuf.Timestamp
+	5, // 1: sharedworld.plots.v1.PlotReleased.released_at:type_name -> google.protobuf.Timestamp
+	5, // 2: sharedworld.plots.v1.GardenPlanted.at:type_name -> google.protobuf.Timestamp
+	5, // 3: sharedworld.plots.v1.GardenTended.at:type_name -> google.protobuf.Timestamp
+	5, // 4: sharedworld.plots.v1.GardenRemoved.at:type_name -> google.protobuf.Timestamp
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_plots_v1_events_proto_init() }
@@ -465,7 +576,7 @@ func file_plots_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plots_v1_events_proto_rawDesc), len(file_plots_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

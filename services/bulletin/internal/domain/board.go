@@ -99,10 +99,15 @@ func (g Garden) Revision() uint64 {
 // no version but arrive in order (keyed by the commons plot); an event older
 // than the one on record is stale, one of the same millisecond is taken as
 // the later since it arrived later.
-func (g Garden) ApplyWritten(e GardenWritten) (Garden, bool) {
-	at := ms(e.At)
-	if at.Before(g.At) || (at.Equal(g.At) && e.GardenFiles == g.Files) {
+func (g Garden) ApplyWritten(e GardenWritten) (Garden, bool) { return g.apply(e.GardenFiles, e.At) }
+
+// ApplyRemoved takes in garden.removed, ordered like the writes.
+func (g Garden) ApplyRemoved(e GardenRemoved) (Garden, bool) { return g.apply(e.GardenFiles, e.At) }
+
+func (g Garden) apply(files int64, at time.Time) (Garden, bool) {
+	at = ms(at)
+	if at.Before(g.At) || (at.Equal(g.At) && files == g.Files) {
 		return g, false
 	}
-	return Garden{Files: e.GardenFiles, At: at}, true
+	return Garden{Files: files, At: at}, true
 }

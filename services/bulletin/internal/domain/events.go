@@ -73,6 +73,20 @@ type GardenWritten struct {
 	At          time.Time
 }
 
+// GardenRemoved is garden.removed: a garden file removed by its planter
+// (AgentID) or a curator (Role). Like the writes it carries the garden's
+// file count after it; it has no feed line (CONTRACT §6 names the garden
+// line's verbs, planted or tended, and no removal).
+type GardenRemoved struct {
+	PlotID      string
+	Path        string
+	AgentID     string
+	Role        string
+	PlantedBy   string
+	GardenFiles int64
+	At          time.Time
+}
+
 // TicketFiled is ticket.filed.
 type TicketFiled struct {
 	TicketID  string

@@ -91,6 +91,14 @@ func (p *Projection) plan(ev Event) (Record, *FeedItem, error) {
 			e.At = ev.Time
 		}
 		return pick(p.garden.ApplyWritten(e)), &item, nil
+	case GardenRemoved:
+		if e.Path == "" {
+			return nil, nil, invalidEvent(ev.Type, "no garden path")
+		}
+		if e.At.IsZero() {
+			e.At = ev.Time
+		}
+		return pick(p.garden.ApplyRemoved(e)), nil, nil // no feed line: CONTRACT §6 has none for it
 
 	case TicketFiled:
 		if err := requireAggregate(ev.Type, e.TicketID, e.Version); err != nil {

@@ -62,6 +62,9 @@ func payload(msg proto.Message) any {
 	case *plotsv1.GardenTended:
 		return domain.GardenWritten{Verb: domain.Tended, PlotID: m.PlotId, Path: m.Path, AgentID: m.AgentId,
 			AgentName: m.AgentName, GardenFiles: m.GardenFiles, At: ts(m.At)}
+	case *plotsv1.GardenRemoved:
+		return domain.GardenRemoved{PlotID: m.PlotId, Path: m.Path, AgentID: m.AgentId, Role: m.Role,
+			PlantedBy: m.PlantedBy, GardenFiles: m.GardenFiles, At: ts(m.At)}
 
 	case *ticketsv1.TicketFiled:
 		return domain.TicketFiled{TicketID: m.TicketId, Category: m.Category, Title: m.Title, Severity: m.Severity,

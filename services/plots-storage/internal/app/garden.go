@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -102,11 +101,15 @@ func (a *App) removeOnce(ctx context.Context, by domain.Remover, path string) (d
 	if err := a.reserveShare(ctx, by.AgentID, cur, domain.File{PlantedBy: cur.PlantedBy}, hold); err != nil {
 		return domain.File{}, err
 	}
-	if _, _, err := a.reserve(ctx, domain.CommonsTenancy, hold, cur.Hold); err != nil {
+	usage, at, err := a.reserve(ctx, domain.CommonsTenancy, hold, cur.Hold)
+	if err != nil {
 		a.settleShare(ctx, cur.PlantedBy, hold, false)
 		return domain.File{}, err
 	}
-	now := clock.Stored(a.Clock.Now())
+	// The removal tells the world in the same write as the head: the
+	// count the garden will hold, dated in the order of the garden's holds.
+	removed := domain.GardenRemoved{Path: path, AgentID: by.AgentID, Role: by.Role, PlantedBy: cur.PlantedBy,
+		Files: usage.Files, At: at}
 	_, err = a.Files.Change(ctx, domain.CommonsPlotID, domain.CommonsTenancy, path, func(f *domain.File) ([]domain.Event, error) {
 		if f.Version != cur.Version {
 			return nil, errResized
@@ -114,9 +117,9 @@ func (a *App) removeOnce(ctx context.Context, by domain.Remover, path string) (d
 		if a.Clock.Now().After(hold.Until) {
 			return nil, errHoldLapsed
 		}
-		*f = domain.File{PlotID: f.PlotID, Tenancy: f.Tenancy, Path: f.Path, Version: f.Version, WrittenAt: now,
+		*f = domain.File{PlotID: f.PlotID, Tenancy: f.Tenancy, Path: f.Path, Version: f.Version, WrittenAt: at,
 			WrittenBy: by.AgentID, Hold: hold.ID, PlantedBy: cur.PlantedBy, Removed: true}
-		return nil, nil
+		return []domain.Event{removed}, nil
 	})
 	switch {
 	case errors.Is(err, errResized) || errors.Is(err, errHoldLapsed) || errors.Is(err, domain.ErrBusy):

@@ -81,7 +81,8 @@ func (a *App) newHold(plotID, path string, change domain.Change) domain.Hold {
 }
 
 // reserve takes h's room from the tenancy's quota and returns the usage
-// after it (413 with the reason when the quota refuses) and, on the
+// expected once the recorded holds land (Account.Expected; 413 with the
+// reason when the quota refuses) and, on the
 // commons, the write's date in the order of the holds (Account.Stamp; zero
 // elsewhere). landed is the hold the head the write read names: that head
 // proves its write landed, and confirming it here keeps it from being taken
@@ -98,7 +99,7 @@ func (a *App) reserve(ctx context.Context, tenancy string, h domain.Hold, landed
 		}
 		return nil
 	})
-	return acc.Usage, at, err
+	return acc.Expected(), at, err
 }
 
 // confirm forgets a hold whose write landed. A failure costs nothing but

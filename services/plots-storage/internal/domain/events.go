@@ -36,6 +36,19 @@ type GardenChanged struct {
 	At        time.Time
 }
 
+// GardenRemoved: a garden file was removed, by its planter (AgentID) or
+// by a curator (Role); PlantedBy is who planted it, empty for the index.
+// Files is how many files the garden holds after the removal.
+type GardenRemoved struct {
+	Path      string
+	AgentID   string
+	Role      Role
+	PlantedBy string
+	Files     int64
+	At        time.Time
+}
+
 func (PlotClaimed) plotsEvent()   {}
 func (PlotReleased) plotsEvent()  {}
 func (GardenChanged) plotsEvent() {}
+func (GardenRemoved) plotsEvent() {}

@@ -68,6 +68,18 @@ func (a *Account) Stamp(now time.Time) time.Time {
 	return at
 }
 
+// Expected is the usage once every recorded hold landed: Usage already
+// counts what the holds take, and what they free comes back only once they
+// land. A garden event carries the count its hold saw, so a planting racing
+// a removal counts the removed file out, as the garden will once both land.
+func (a *Account) Expected() Usage {
+	u := a.Usage
+	for _, h := range a.Holds {
+		u.Apply(h.Frees)
+	}
+	return u
+}
+
 // Reserve takes h's room if the plot quota admits it (413 otherwise).
 func (a *Account) Reserve(h Hold) error { return a.ReserveWithin(h, PlotQuota) }
 

@@ -74,3 +74,26 @@ func TestStampDatesWritesInTheOrderOfTheirHolds(t *testing.T) {
 		t.Fatalf("a later write keeps its own time: %v", later)
 	}
 }
+
+// A removal's room comes back only once it lands, so Usage overstates
+// while it is pending; Expected is what the account holds once every
+// recorded hold landed, the count a garden event carries.
+func TestExpectedCountsPendingRemovalsOut(t *testing.T) {
+	t.Parallel()
+	a := Account{Usage: Usage{Bytes: 10, Files: 2}}
+	removal := Hold{ID: "rm", Frees: DeleteChange(4)}
+	planting := Hold{ID: "pl", Change: WriteChange(3, 0, false)}
+	for _, h := range []Hold{removal, planting} {
+		if err := a.Reserve(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.Usage != (Usage{Bytes: 13, Files: 3}) || a.Expected() != (Usage{Bytes: 9, Files: 2}) {
+		t.Fatalf("usage %+v, expected %+v; want 13 B/3 files and 9 B/2 files", a.Usage, a.Expected())
+	}
+	a.Confirm("rm")
+	a.Confirm("pl")
+	if a.Usage != a.Expected() || a.Usage != (Usage{Bytes: 9, Files: 2}) {
+		t.Fatalf("once both landed, usage %+v and expected %+v agree at 9 B/2 files", a.Usage, a.Expected())
+	}
+}

@@ -71,6 +71,11 @@ func Message(ev domain.Event) (events.Event, error) {
 		return events.New(Source, domain.CommonsPlotID, &plotsv1.GardenTended{
 			PlotId: domain.CommonsPlotID, Path: e.Path, AgentId: e.AgentID, AgentName: e.AgentName, GardenFiles: e.Files, At: at,
 		}, e.At)
+	case domain.GardenRemoved:
+		return events.New(Source, domain.CommonsPlotID, &plotsv1.GardenRemoved{
+			PlotId: domain.CommonsPlotID, Path: e.Path, AgentId: e.AgentID, Role: string(e.Role),
+			PlantedBy: e.PlantedBy, GardenFiles: e.Files, At: timestamppb.New(e.At),
+		}, e.At)
 	}
 	return events.Event{}, fmt.Errorf("messages: no catalog message for %T", ev)
 }
