@@ -68,6 +68,8 @@ var Operations = map[string]string{
 	"writeToAmbassador":        "WriteToAmbassador",
 	"readOwnInbox":             "ReadOwnInbox",
 	"adminInbox":               "AdminInbox",
+	"removeGardenPlanting":     "RemoveGardenPlanting",
+	"removeGardenIndex":        "RemoveGardenIndex",
 	"replyFromAmbassador":      "ReplyFromAmbassador",
 	"commonsChannels":          "CommonsChannels",
 	"commonsPosts":             "ListCommonsPosts",

@@ -131,3 +131,25 @@ func (c *Client) DeleteBackup(ctx context.Context, backupID string) (*BackupDele
 	var out BackupDeleted
 	return &out, c.do(ctx, call{method: "DELETE", path: "/api/world/continuity/" + url.PathEscape(backupID), auth: agentAuth}, &out)
 }
+
+// GardenRemoval is the answer to an ambassador's removal of a garden file.
+type GardenRemoval struct {
+	PlotID    string `json:"plot_id"`
+	Path      string `json:"path"`
+	Deleted   bool   `json:"deleted"`
+	PlantedBy string `json:"planted_by"`
+}
+
+// RemoveGardenPlanting removes /garden/{name}/{item}, whoever planted it
+// (ambassador; DELETE /api/admin/garden/{name}/{item}).
+func (c *Client) RemoveGardenPlanting(ctx context.Context, name, item string) (*GardenRemoval, error) {
+	var out GardenRemoval
+	return &out, c.do(ctx, call{method: "DELETE", path: "/api/admin/garden/" + url.PathEscape(name) + "/" + url.PathEscape(item), auth: ambassador}, &out)
+}
+
+// RemoveGardenIndex removes /garden/index.md (ambassador;
+// DELETE /api/admin/garden/{item} with item index.md).
+func (c *Client) RemoveGardenIndex(ctx context.Context) (*GardenRemoval, error) {
+	var out GardenRemoval
+	return &out, c.do(ctx, call{method: "DELETE", path: "/api/admin/garden/index.md", auth: ambassador}, &out)
+}
