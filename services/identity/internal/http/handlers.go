@@ -246,14 +246,16 @@ func (h *Handlers) internalCitizen(c *fiber.Ctx) error {
 	return httpx.OK(c, fiber.StatusOK, fiber.Map{"citizen": cit})
 }
 
+type presenceRequest struct {
+	Sightings []struct {
+		AgentID string    `json:"agent_id"`
+		Signed  bool      `json:"signed"`
+		At      time.Time `json:"at"`
+	} `json:"sightings"`
+}
+
 func (h *Handlers) internalPresence(c *fiber.Ctx) error {
-	var req struct {
-		Sightings []struct {
-			AgentID string    `json:"agent_id"`
-			Signed  bool      `json:"signed"`
-			At      time.Time `json:"at"`
-		} `json:"sightings"`
-	}
+	var req presenceRequest
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
