@@ -156,7 +156,7 @@ func (h *Host) wire() error {
 	if len(sinks) == 1 {
 		h.auth.Seen = sinks[0].Seen
 	} else {
-		h.presence = &citizens.PresenceReporter{BaseURL: h.opts.Config.IdentityURL, Log: h.log}
+		h.presence = &citizens.PresenceReporter{BaseURL: h.opts.Config.IdentityURL, Log: h.log, Clock: h.opts.Clock}
 		h.auth.Seen = h.presence.Seen
 	}
 	return nil

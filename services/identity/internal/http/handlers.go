@@ -259,10 +259,11 @@ func (h *Handlers) internalPresence(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
+	now := h.App.Now().UTC()
 	for _, s := range req.Sightings {
 		at := s.At
-		if at.IsZero() || at.After(time.Now().Add(time.Minute)) {
-			at = time.Now().UTC()
+		if at.IsZero() || at.After(now.Add(time.Minute)) {
+			at = now
 		}
 		h.App.Presence.Record(s.AgentID, at, s.Signed)
 	}
