@@ -111,6 +111,9 @@ func serverErrors(srv *fasthttp.Server, limits map[string]int) {
 const tooLargeHint = "Send a smaller body: 1 MiB in general, 2 MiB for storage/write, 8 MiB for continuity/backup."
 
 func routeLimit(limits map[string]int, method, path string) int {
+	if len(limits) == 0 || method == fiber.MethodGet {
+		return DefaultBodyLimit // no key to build: the route limits are for writes
+	}
 	if n, ok := limits[method+" "+path]; ok {
 		return n
 	}
