@@ -32,3 +32,16 @@ func FuzzAmbiguousLength(f *testing.F) {
 	f.Add([]byte("Content-Length: 2\r\nContent-Length:2\r\nHost: x\r\n"))
 	f.Fuzz(func(t *testing.T, raw []byte) { _ = ambiguousLength(raw) })
 }
+
+// The checks every request passes allocate nothing.
+func BenchmarkRequestTextChecks(b *testing.B) {
+	path := []byte("/api/world/storage/read")
+	query := []byte("plot_id=plot_x10_y10&path=%2Fgarden%2Fada%2Fpo%C3%A8me.md&limit=50")
+	headers := []byte("Host: world\r\nContent-Type: application/json\r\nContent-Length: 120\r\nX-Agent-Id: emb_0a1b2c3d4e5f6a7b8c9de1f2\r\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		if !validText(path) || !validText(query) || ambiguousLength(headers) {
+			b.Fatal("a good request refused")
+		}
+	}
+}
