@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared lint vet fmt bench bench-embedded build generate fault
+.PHONY: run test test-embedded test-shared fuzz lint vet fmt bench bench-embedded build generate fault
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -13,8 +13,13 @@ run:
 
 ## test: every module's tests against embedded FerretDB and Kafka, in both
 ## backend modes: embedded (this process the only writer, as make run) and
-## shared (every version guard and MongoDB query branch, as replicas run)
-test: test-embedded test-shared
+## shared (every version guard and MongoDB query branch, as replicas run);
+## then every fuzz target briefly (the committed corpora run in the tests)
+test: test-embedded test-shared fuzz
+
+## fuzz: every fuzz target for FUZZTIME each (3s by default)
+fuzz:
+	hack/fuzz-brief.sh
 
 test-embedded test-shared: test-%:
 	SHAREDWORLD_TEST_BACKEND=$* go test -count=1 -timeout 20m $(PACKAGES)

@@ -2,9 +2,14 @@ package world
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/clock"
@@ -15,18 +20,46 @@ import (
 
 // devClockUnit is the runner's development clock as a service of its own:
 // POST /api/admin/clock {"advance": "<Go duration>"} moves every service's
-// time. Only the runner hosts it, and only when WORLD_DEV_CLOCK is on.
+// time. Only the runner hosts it, and only when WORLD_DEV_CLOCK is on. The
+// offset is kept in its database, so a restart keeps the world's time.
 var devClockUnit = platform.Unit{
 	Name: "devclock",
 	Build: func(_ context.Context, env platform.Env) (platform.Service, error) {
 		dc, _ := env.Deps.Clock.(*clock.Dev)
-		return devClock{clock: dc, token: env.Deps.AmbassadorToken}, nil
+		return devClock{clock: dc, token: env.Deps.AmbassadorToken, kept: env.Deps.DB.Collection(offsetColl)}, nil
 	},
+}
+
+// The offset's one document: {_id: "offset", offset_ns: <int64>}.
+const (
+	offsetColl = "clock"
+	offsetID   = "offset"
+)
+
+// keptOffset reads the offset a previous run kept (0 when none).
+func keptOffset(ctx context.Context, db *mongo.Database) (time.Duration, error) {
+	var doc struct {
+		OffsetNS int64 `bson:"offset_ns"`
+	}
+	err := db.Collection(offsetColl).FindOne(ctx, bson.M{"_id": offsetID}).Decode(&doc)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read the development clock's offset: %w", err)
+	}
+	return time.Duration(doc.OffsetNS), nil
 }
 
 type devClock struct {
 	clock *clock.Dev
 	token string
+	kept  *mongo.Collection
+}
+
+// advanceRequest is the body of POST /api/admin/clock.
+type advanceRequest struct {
+	Advance *string `json:"advance"`
 }
 
 func (devClock) Name() string                  { return "devclock" }
@@ -35,9 +68,7 @@ func (devClock) Run(ctx context.Context) error { <-ctx.Done(); return nil }
 
 func (d devClock) Routes(r fiber.Router) {
 	r.Post("/api/admin/clock", auth.Ambassador(d.token), func(c *fiber.Ctx) error {
-		var req struct {
-			Advance *string `json:"advance"`
-		}
+		var req advanceRequest
 		if err := httpx.Decode(c, &req); err != nil {
 			return err
 		}
@@ -48,6 +79,20 @@ func (d devClock) Routes(r fiber.Router) {
 		if err != nil || dur < 0 {
 			return problem.Invalid("advance is not a non-negative Go duration.", `Send {"advance": "72h"} (units h, m, s).`)
 		}
-		return httpx.OK(c, fiber.StatusOK, fiber.Map{"now": clock.Timestamp(d.clock.Advance(dur))})
+		now, err := d.clock.Advance(dur, func(offset time.Duration) error {
+			_, err := d.kept.UpdateOne(c.UserContext(), bson.M{"_id": offsetID},
+				bson.M{"$set": bson.M{"offset_ns": int64(offset)}}, options.Update().SetUpsert(true))
+			return err
+		})
+		if errors.Is(err, clock.ErrTooFar) {
+			left := clock.MaxDevOffset - d.clock.Offset()
+			return problem.Invalidf(fmt.Sprintf("The clock may run at most 10 years (%s) ahead in all; it is %s ahead, so advance by at most %s.",
+				clock.MaxDevOffset, d.clock.Offset().Round(time.Second), left.Truncate(time.Second)),
+				"advance %q would take the world more than 10 years ahead of the wall clock.", *req.Advance)
+		}
+		if err != nil {
+			return err
+		}
+		return httpx.OK(c, fiber.StatusOK, fiber.Map{"now": clock.Timestamp(now)})
 	})
 }

@@ -31,7 +31,12 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 	w := &World{Config: cfg, Clock: clock.System{}}
 	units := services.Units()
 	if cfg.DevClock {
-		w.Clock = clock.NewDev()
+		offset, err := keptOffset(ctx, backend.DB(devClockUnit.Name).Database)
+		if err != nil {
+			backend.Close()
+			return nil, err
+		}
+		w.Clock = clock.NewDevAt(offset)
 		units = append(units, devClockUnit)
 	}
 	h, err := platform.New(ctx, platform.Options{Config: cfg.common(), Backend: backend, Clock: w.Clock, Logger: log, Local: true}, units...)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -165,6 +166,47 @@ func TestDevClock(t *testing.T) {
 	reg, _ := time.Parse(time.RFC3339Nano, b["citizen"].(map[string]any)["registered_at"].(string))
 	if reg.Sub(time.Now()) < 71*time.Hour {
 		t.Fatalf("services must use the shared development clock: registered_at %v", reg)
+	}
+	// last_seen_at follows the world's clock like every other time (issue 10 item 7).
+	_, b = c.do("GET", "/api/world/profile", nil, ada)
+	seen, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(b["profile"].(map[string]any)["last_seen_at"]))
+	if seen.Sub(time.Now()) < 71*time.Hour {
+		t.Fatalf("last_seen_at must follow the development clock: %v", b["profile"])
+	}
+}
+
+// Issue 10 item 7: the clock is bounded (the largest duration once wrapped
+// the world to 1746) and a restart keeps the world's time.
+func TestDevClockIsBoundedAndKept(t *testing.T) {
+	cfg := world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "clock-token-0123456789", DevClock: true}
+	w := start(t, cfg)
+	c := client{t, w.URL}
+	admin := map[string]string{"Authorization": "Bearer clock-token-0123456789"}
+	for _, far := range []string{"9223372036854775807ns", "87601h"} {
+		s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": far}, admin)
+		if s != 400 || b["error"] != "invalid_request" || !strings.Contains(fmt.Sprint(b["hint"]), "10 years") {
+			t.Fatalf("advance %s: want 400 with a hint naming the bound, got %d %v", far, s, b)
+		}
+	}
+	if s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "87000h"}, admin); s != 200 {
+		t.Fatalf("advance within the bound: %d %v", s, b)
+	}
+	if s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "1000h"}, admin); s != 400 {
+		t.Fatalf("the bound is on the total offset: %d %v", s, b)
+	}
+	s, b := c.do("POST", "/api/admin/clock", map[string]any{}, admin)
+	ahead, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(b["now"]))
+	if s != 200 || ahead.Sub(time.Now()) < 86999*time.Hour {
+		t.Fatalf("now: %d %v", s, b)
+	}
+	if err := w.Stop(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+
+	w = start(t, cfg)
+	defer w.Stop(20 * time.Second)
+	if got := w.Clock.Now(); got.Before(ahead) {
+		t.Fatalf("a restart set the world back from %v to %v", ahead, got)
 	}
 }
 

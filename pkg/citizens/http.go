@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"sharedworld.dev/pkg/clock"
 )
 
 // HTTPSource asks identity's internal lookup endpoint.
@@ -61,6 +63,8 @@ type PresenceReporter struct {
 	BaseURL string
 	Client  *http.Client
 	Log     *slog.Logger
+	// Clock stamps sightings with the world's time (nil: the wall clock).
+	Clock clock.Clock
 
 	mu      sync.Mutex
 	pending map[string]Sighting
@@ -74,7 +78,11 @@ func (p *PresenceReporter) Seen(_ context.Context, agentID string, signed bool) 
 		p.pending = map[string]Sighting{}
 	}
 	prev := p.pending[agentID]
-	p.pending[agentID] = Sighting{AgentID: agentID, Signed: signed || prev.Signed, At: time.Now().UTC()}
+	now := time.Now
+	if p.Clock != nil {
+		now = p.Clock.Now
+	}
+	p.pending[agentID] = Sighting{AgentID: agentID, Signed: signed || prev.Signed, At: now().UTC()}
 }
 
 // Run flushes every second until ctx ends.

@@ -3,6 +3,7 @@
 package clock
 
 import (
+	"errors"
 	"sync"
 	"time"
 )
@@ -18,15 +19,30 @@ type System struct{}
 // Now returns the current wall-clock time in UTC.
 func (System) Now() time.Time { return time.Now().UTC() }
 
-// Dev is the development clock: wall time plus an offset that only moves forward.
-// One Dev is shared by every service in a process.
+// Dev is the development clock: wall time plus an offset that only moves
+// forward, at most MaxDevOffset in all. One Dev is shared by every service
+// in a process.
 type Dev struct {
 	mu     sync.RWMutex
 	offset time.Duration
 }
 
+// MaxDevOffset is how far the development clock may run ahead of the wall
+// clock in all: ten years of 365 days. Beyond it durations near the int64
+// limit would wrap the world's time into the past.
+const MaxDevOffset = 10 * 365 * 24 * time.Hour
+
+// ErrTooFar is returned by Advance when the total offset would pass MaxDevOffset.
+var ErrTooFar = errors.New("the development clock may run at most ten years ahead")
+
 // NewDev returns a development clock with no offset.
 func NewDev() *Dev { return &Dev{} }
+
+// NewDevAt returns a development clock already offset (a kept offset,
+// brought within 0 to MaxDevOffset).
+func NewDevAt(offset time.Duration) *Dev {
+	return &Dev{offset: min(max(offset, 0), MaxDevOffset)}
+}
 
 // Now returns wall time plus the accumulated offset.
 func (d *Dev) Now() time.Time {
@@ -35,15 +51,35 @@ func (d *Dev) Now() time.Time {
 	return time.Now().UTC().Add(d.offset)
 }
 
-// Advance moves the clock forward by a non-negative duration and returns the new now.
-func (d *Dev) Advance(by time.Duration) time.Time {
-	if by < 0 {
-		by = 0
-	}
+// Offset is how far the clock runs ahead of the wall clock.
+func (d *Dev) Offset() time.Duration {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.offset
+}
+
+// Advance moves the clock forward by a non-negative duration and returns
+// the new now. A total offset beyond MaxDevOffset is ErrTooFar and moves
+// nothing. keep, when given, stores the new offset first (under the
+// clock's lock, so stored and in-memory offsets agree); when it fails the
+// clock does not move, so a restart never finds the world behind.
+func (d *Dev) Advance(by time.Duration, keep func(offset time.Duration) error) (time.Time, error) {
+	by = max(by, 0)
 	d.mu.Lock()
-	d.offset += by
+	if by > MaxDevOffset-d.offset { // compared so, not summed: no overflow
+		d.mu.Unlock()
+		return time.Time{}, ErrTooFar
+	}
+	next := d.offset + by
+	if keep != nil {
+		if err := keep(next); err != nil {
+			d.mu.Unlock()
+			return time.Time{}, err
+		}
+	}
+	d.offset = next
 	d.mu.Unlock()
-	return d.Now()
+	return d.Now(), nil
 }
 
 // Fixed is a clock for tests that stays where it is put.

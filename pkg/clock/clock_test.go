@@ -1,6 +1,8 @@
 package clock
 
 import (
+	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -8,13 +10,50 @@ import (
 func TestDevAdvanceMovesForwardOnly(t *testing.T) {
 	d := NewDev()
 	before := d.Now()
-	after := d.Advance(72 * time.Hour)
-	if got := after.Sub(before); got < 72*time.Hour || got > 73*time.Hour {
-		t.Fatalf("advance by 72h moved the clock by %v", got)
+	after, err := d.Advance(72*time.Hour, nil)
+	if got := after.Sub(before); err != nil || got < 72*time.Hour || got > 73*time.Hour {
+		t.Fatalf("advance by 72h moved the clock by %v (%v)", got, err)
 	}
-	again := d.Advance(-time.Hour)
+	again, _ := d.Advance(-time.Hour, nil)
 	if again.Before(after) {
 		t.Fatalf("a negative advance moved the clock back: %v < %v", again, after)
+	}
+}
+
+// Issue 10 item 7: the largest duration would wrap the world into the past.
+func TestDevAdvanceIsBounded(t *testing.T) {
+	d := NewDev()
+	for _, by := range []time.Duration{math.MaxInt64, MaxDevOffset + 1} {
+		if _, err := d.Advance(by, nil); !errors.Is(err, ErrTooFar) {
+			t.Fatalf("advance by %v: want ErrTooFar, got %v", by, err)
+		}
+	}
+	if _, err := d.Advance(MaxDevOffset-time.Hour, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Advance(2*time.Hour, nil); !errors.Is(err, ErrTooFar) {
+		t.Fatalf("the bound is on the total offset: %v", err)
+	}
+	if _, err := d.Advance(math.MaxInt64, nil); !errors.Is(err, ErrTooFar) || d.Offset() != MaxDevOffset-time.Hour {
+		t.Fatalf("a refused advance moves nothing: %v %v", err, d.Offset())
+	}
+	if now := d.Now(); now.Before(time.Now()) {
+		t.Fatalf("the world went into the past: %v", now)
+	}
+}
+
+func TestDevAdvanceKeepsTheOffsetFirst(t *testing.T) {
+	d := NewDevAt(time.Hour)
+	var kept time.Duration
+	if _, err := d.Advance(time.Hour, func(o time.Duration) error { kept = o; return nil }); err != nil || kept != 2*time.Hour || d.Offset() != 2*time.Hour {
+		t.Fatalf("kept %v, offset %v, %v", kept, d.Offset(), err)
+	}
+	failed := errors.New("disk full")
+	if _, err := d.Advance(time.Hour, func(time.Duration) error { return failed }); !errors.Is(err, failed) || d.Offset() != 2*time.Hour {
+		t.Fatalf("an offset not kept must not move the clock: %v %v", err, d.Offset())
+	}
+	if NewDevAt(-time.Hour).Offset() != 0 || NewDevAt(math.MaxInt64).Offset() != MaxDevOffset {
+		t.Fatal("a kept offset is brought within bounds")
 	}
 }
 

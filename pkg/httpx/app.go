@@ -3,13 +3,16 @@ package httpx
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"sharedworld.dev/pkg/logging"
 	"sharedworld.dev/pkg/problem"
@@ -48,9 +51,10 @@ func NewApp(o Options) *fiber.App {
 	for _, n := range o.BodyLimits {
 		maxBody = max(maxBody, n)
 	}
+	routes := &routeTable{}
 	app := fiber.New(fiber.Config{
 		AppName:      "sharedworld-" + o.Service,
-		ErrorHandler: ErrorHandler,
+		ErrorHandler: withAllow(routes),
 		// Strings from the request (method, params, headers) are copies, not
 		// views of fasthttp's reused buffers: metric labels, log attributes,
 		// cache keys and goroutines may keep them past the request.
@@ -64,8 +68,61 @@ func NewApp(o Options) *fiber.App {
 		// A bulletin document is tens of KiB: one write syscall, not several.
 		WriteBufferSize: 64 << 10,
 	})
-	app.Use(requestContext(o.Service, o.Logger, o.AccessLogSample), recoverPanics(), bodyLimit(o.BodyLimits))
+	guardServer(app.Server())
+	serverErrors(app.Server(), o.BodyLimits)
+	app.Use(requestContext(o.Service, o.Logger, o.AccessLogSample), recoverPanics(), requestShape(routes, o.BodyLimits))
 	return app
+}
+
+// withAllow is the error handler with the Allow header on every 405.
+func withAllow(routes *routeTable) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		var fe *fiber.Error
+		if errors.As(err, &fe) && fe.Code == fiber.StatusMethodNotAllowed {
+			allow := routes.load(c.App()).allow(c.Path())
+			c.Set(fiber.HeaderAllow, allow)
+			err = methodNotAllowed(c.Method(), allow)
+		}
+		return ErrorHandler(c, err)
+	}
+}
+
+// serverErrors answers the errors fasthttp meets before a request reaches
+// Fiber: a body over the limit (named against its route's own limit, and
+// the connection drains the rest of the upload: see LingeringListener) and
+// a request line with headers over the read buffer.
+func serverErrors(srv *fasthttp.Server, limits map[string]int) {
+	next := srv.ErrorHandler
+	srv.ErrorHandler = func(ctx *fasthttp.RequestCtx, err error) {
+		var small *fasthttp.ErrSmallBuffer
+		switch {
+		case errors.Is(err, fasthttp.ErrBodyTooLarge):
+			markLinger(ctx)
+			limit := routeLimit(limits, string(ctx.Method()), string(ctx.Path()))
+			msg := "The request body is over this route's limit of " + strconv.Itoa(limit) + " bytes."
+			if n := ctx.Request.Header.ContentLength(); n > 0 {
+				msg = fmt.Sprintf("The request body is %d bytes; this route accepts at most %d.", n, limit)
+			}
+			writeRaw(ctx, problem.TooLarge(msg, tooLargeHint), "")
+		case errors.As(err, &small):
+			writeRaw(ctx, problem.Invalid("The request line and headers are over 16 KiB together.",
+				"Shorten the URL (long query values) and the headers; a long certificate can travel as the embassy_certificate field of a JSON body instead of a header."), "")
+		default:
+			next(ctx, err)
+		}
+	}
+}
+
+const tooLargeHint = "Send a smaller body: 1 MiB in general, 2 MiB for storage/write, 8 MiB for continuity/backup."
+
+func routeLimit(limits map[string]int, method, path string) int {
+	if len(limits) == 0 || method == fiber.MethodGet {
+		return DefaultBodyLimit // no key to build: the route limits are for writes
+	}
+	if n, ok := limits[method+" "+path]; ok {
+		return n
+	}
+	return DefaultBodyLimit
 }
 
 // requestContext assigns the request id, puts a request logger in the
@@ -129,22 +186,31 @@ func recoverPanics() fiber.Handler {
 	}
 }
 
-func bodyLimit(limits map[string]int) fiber.Handler {
+// requestShape refuses, before any handler, a path or query that is not
+// UTF-8 text, a method a fixed path does not serve (even where a parameter
+// route of that method would take the path as its parameter), and a body
+// over its route's limit. The happy path allocates nothing but the limit
+// lookup.
+func requestShape(routes *routeTable, limits map[string]int) fiber.Handler {
 	least := DefaultBodyLimit
 	for _, n := range limits {
 		least = min(least, n)
 	}
 	return func(c *fiber.Ctx) error {
-		if len(c.Request().Body()) <= least {
+		uri := c.Request().URI()
+		if !validText(uri.PathOriginal()) || !validText(uri.QueryString()) {
+			return badText(uri)
+		}
+		if allow, wrong := routes.load(c.App()).misrouted(c.Method(), c.Path()); wrong {
+			c.Set(fiber.HeaderAllow, allow)
+			return methodNotAllowed(c.Method(), allow)
+		}
+		if n := len(c.Request().Body()); n <= least {
 			return c.Next() // within every route's limit: no lookup
 		}
-		limit := DefaultBodyLimit
-		if n, ok := limits[c.Method()+" "+c.Path()]; ok {
-			limit = n
-		}
+		limit := routeLimit(limits, c.Method(), c.Path())
 		if len(c.Request().Body()) > limit {
-			return problem.TooLarge(fmt.Sprintf("The request body is %d bytes; this route accepts at most %d.", len(c.Request().Body()), limit),
-				"Send a smaller body: 1 MiB in general, 2 MiB for storage/write, 8 MiB for continuity/backup.")
+			return problem.TooLarge(fmt.Sprintf("The request body is %d bytes; this route accepts at most %d.", len(c.Request().Body()), limit), tooLargeHint)
 		}
 		return c.Next()
 	}

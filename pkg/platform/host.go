@@ -15,6 +15,7 @@ import (
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/httpx"
 )
 
 var errLookupTooEarly = errors.New("citizen lookup asked before the host finished building its services")
@@ -155,7 +156,7 @@ func (h *Host) wire() error {
 	if len(sinks) == 1 {
 		h.auth.Seen = sinks[0].Seen
 	} else {
-		h.presence = &citizens.PresenceReporter{BaseURL: h.opts.Config.IdentityURL, Log: h.log}
+		h.presence = &citizens.PresenceReporter{BaseURL: h.opts.Config.IdentityURL, Log: h.log, Clock: h.opts.Clock}
 		h.auth.Seen = h.presence.Seen
 	}
 	return nil
@@ -167,12 +168,14 @@ func (h *Host) Services() []Service { return h.services }
 // URL is the base URL of the public routes once Start returned.
 func (h *Host) URL() string { return h.url }
 
+// listen opens a listener whose connections refused with a 413 drain the
+// rest of the upload first, so that every client reads the answer.
 func listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	return ln, nil
+	return httpx.LingeringListener(ln), nil
 }
 
 // close releases what New acquired.

@@ -3,6 +3,7 @@ package plotsstorage_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -260,4 +261,28 @@ func TestListPlotsPages(t *testing.T) {
 		t.Fatalf("§11 plots by x then y: %v, want %v", got, want)
 	}
 	w.do(t, http.MethodGet, "/api/world/plots?cursor=bogus!", nil, nil).ExpectError(t, 400, "invalid_request")
+}
+
+// Issue 10 item 5: a refusal names the field as the client sent it (not the
+// Go type it is decoded through) and the coordinate as sent (1e20, not a
+// clamped 1099511627776).
+func TestClaimRefusalsNameWhatWasSent(t *testing.T) {
+	w := newWorld(t)
+	ada := w.citizen("Ada")
+	r := w.do(t, http.MethodPost, "/api/world/plots/claim", `{"x":1e20,"y":7}`, ada.Headers())
+	r.ExpectError(t, 422, "validation_failed")
+	if !strings.Contains(r.Body["message"].(string), "1e20") || strings.Contains(string(r.Raw), "1099511627776") {
+		t.Fatalf("the coordinate as sent: %s", r.Raw)
+	}
+	r = w.do(t, http.MethodPost, "/api/world/plots/claim", `{"x":"1","y":7}`, ada.Headers())
+	r.ExpectError(t, 400, "invalid_request")
+	if !strings.Contains(r.Body["message"].(string), `"x"`) || strings.Contains(string(r.Raw), "cellJSON") {
+		t.Fatalf("the field as sent: %s", r.Raw)
+	}
+	plot := w.claim(t, ada, 3, 4)
+	r = w.do(t, http.MethodPut, "/api/world/plots/"+plot+"/permissions", `{"allowed_agents":"x"}`, ada.Headers())
+	r.ExpectError(t, 400, "invalid_request")
+	if !strings.Contains(r.Body["message"].(string), `"allowed_agents"`) || strings.Contains(string(r.Raw), "permissionFields") {
+		t.Fatalf("the field as sent: %s", r.Raw)
+	}
 }

@@ -26,7 +26,7 @@ type App struct {
 func New(repo domain.Repository, clk clock.Clock, log *slog.Logger) *App {
 	return &App{
 		repo: repo, clock: clk, log: log,
-		Presence: &Presence{store: repo, log: log, pending: map[string]sighting{}, latest: map[string]sighting{}},
+		Presence: &Presence{store: repo, clock: clk, log: log, pending: map[string]sighting{}, latest: map[string]sighting{}},
 	}
 }
 
@@ -128,8 +128,11 @@ func (a *App) Online(c domain.Citizen) bool {
 	if c.LastSignedAt.After(signed) {
 		signed = c.LastSignedAt
 	}
-	return domain.Online(signed, time.Now())
+	return domain.Online(signed, a.clock.Now())
 }
+
+// Now is the world's time (the development clock moves it).
+func (a *App) Now() time.Time { return a.clock.Now() }
 
 // LastSeen returns the newest last_seen_at.
 func (a *App) LastSeen(c domain.Citizen) time.Time {

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"sharedworld.dev/pkg/clock"
 )
 
 type sighting struct{ seen, signed time.Time }
@@ -15,7 +17,10 @@ type Presence struct {
 	store interface {
 		Touch(ctx context.Context, agentID string, seen, signed time.Time) error
 	}
-	log *slog.Logger
+	// clock stamps sightings with the world's time, the one every other
+	// time of the world follows (the development clock moves it).
+	clock clock.Clock
+	log   *slog.Logger
 
 	mu      sync.Mutex
 	pending map[string]sighting
@@ -24,7 +29,7 @@ type Presence struct {
 
 // Seen records a sighting (the auth middleware's hook).
 func (p *Presence) Seen(_ context.Context, agentID string, signed bool) {
-	p.Record(agentID, time.Now().UTC(), signed)
+	p.Record(agentID, p.clock.Now().UTC(), signed)
 }
 
 // Record records a sighting at a given time.

@@ -32,11 +32,13 @@ func (d *DevIDP) Routes(r fiber.Router) {
 	r.Post("/dev/idp/verify", d.verify)
 }
 
+type devRegisterRequest struct {
+	AgentName *string `json:"agent_name"`
+	PublicKey *string `json:"public_key"`
+}
+
 func (d *DevIDP) register(c *fiber.Ctx) error {
-	var req struct {
-		AgentName *string `json:"agent_name"`
-		PublicKey *string `json:"public_key"`
-	}
+	var req devRegisterRequest
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
@@ -61,12 +63,14 @@ func (d *DevIDP) register(c *fiber.Ctx) error {
 	return httpx.OK(c, fiber.StatusCreated, body)
 }
 
+type devRevokeRequest struct {
+	AgentID *string `json:"agent_id"`
+}
+
 // revoke needs the agent's own certificate or the ambassador token: the
 // development provider is open, but not to revoking other agents.
 func (d *DevIDP) revoke(c *fiber.Ctx) error {
-	var req struct {
-		AgentID *string `json:"agent_id"`
-	}
+	var req devRevokeRequest
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
@@ -120,10 +124,12 @@ func (d *DevIDP) revocations(c *fiber.Ctx) error {
 }
 
 // verify answers remote-verify requests from services in that mode.
+type devVerifyRequest struct {
+	Certificate json.RawMessage `json:"certificate"`
+}
+
 func (d *DevIDP) verify(c *fiber.Ctx) error {
-	var req struct {
-		Certificate json.RawMessage `json:"certificate"`
-	}
+	var req devVerifyRequest
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}

@@ -246,21 +246,24 @@ func (h *Handlers) internalCitizen(c *fiber.Ctx) error {
 	return httpx.OK(c, fiber.StatusOK, fiber.Map{"citizen": cit})
 }
 
+type presenceRequest struct {
+	Sightings []struct {
+		AgentID string    `json:"agent_id"`
+		Signed  bool      `json:"signed"`
+		At      time.Time `json:"at"`
+	} `json:"sightings"`
+}
+
 func (h *Handlers) internalPresence(c *fiber.Ctx) error {
-	var req struct {
-		Sightings []struct {
-			AgentID string    `json:"agent_id"`
-			Signed  bool      `json:"signed"`
-			At      time.Time `json:"at"`
-		} `json:"sightings"`
-	}
+	var req presenceRequest
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
+	now := h.App.Now().UTC()
 	for _, s := range req.Sightings {
 		at := s.At
-		if at.IsZero() || at.After(time.Now().Add(time.Minute)) {
-			at = time.Now().UTC()
+		if at.IsZero() || at.After(now.Add(time.Minute)) {
+			at = now
 		}
 		h.App.Presence.Record(s.AgentID, at, s.Signed)
 	}

@@ -2,6 +2,7 @@ package http
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strconv"
@@ -13,15 +14,16 @@ import (
 )
 
 // gridInt is a coordinate as sent. A JSON integer of any size is accepted
-// here so that the domain can call a huge one out of bounds (422); a string,
-// a fraction or anything else is a wrong type (400).
+// here so that the domain can call one off the grid out of bounds (422); a
+// string, a fraction or anything else is a wrong type (400).
 type gridInt struct{ value int }
 
-// farOff stands for any integer too large to be near the grid.
+// farOff stands for any integer too large to be near the grid: one beyond
+// it is called off the grid here, as sent (1e20), not as a clamped int.
 const farOff = 1 << 40
 
 func (n *gridInt) UnmarshalJSON(b []byte) error {
-	wrong := &json.UnmarshalTypeError{Value: "non-integer", Type: reflect.TypeFor[int]()}
+	wrong := &json.UnmarshalTypeError{Value: jsonKindOf(b), Type: reflect.TypeFor[int]()}
 	if len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
 		if string(b) == "null" {
 			return nil
@@ -35,8 +37,34 @@ func (n *gridInt) UnmarshalJSON(b []byte) error {
 	if f != math.Trunc(f) {
 		return wrong
 	}
-	n.value = int(math.Max(-farOff, math.Min(farOff, f)))
+	if math.Abs(f) > farOff {
+		sent := string(b)
+		if len(sent) > 24 {
+			sent = sent[:24] + "…"
+		}
+		return problem.Validation(fmt.Sprintf("the coordinate %s is outside the grid", sent),
+			fmt.Sprintf("x and y are integers from %d to %d", domain.GridMin, domain.GridMax))
+	}
+	n.value = int(f)
 	return nil
+}
+
+// jsonKindOf names the JSON kind of a value that is not an integer.
+func jsonKindOf(b []byte) string {
+	if len(b) == 0 {
+		return "value"
+	}
+	switch b[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "number with a fraction"
 }
 
 func isRangeErr(err error) bool {

@@ -1,0 +1,255 @@
+package world_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"sharedworld.dev/hack/world"
+)
+
+type documentedOp struct {
+	method, path string   // path with {params}
+	params       []string // query parameter names and component refs
+	body         bool     // it takes a request body
+}
+
+// documented reads the OpenAPI document the world serves.
+func documented(t *testing.T, base string) []documentedOp {
+	t.Helper()
+	resp, err := http.Get(base + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	var ops []documentedOp
+	for p, methods := range doc.Paths {
+		for m, raw := range methods {
+			var op struct {
+				Parameters []struct {
+					Name string `json:"name"`
+					Ref  string `json:"$ref"`
+				} `json:"parameters"`
+				RequestBody json.RawMessage `json:"requestBody"`
+			}
+			if json.Unmarshal(raw, &op) != nil {
+				continue
+			}
+			o := documentedOp{method: strings.ToUpper(m), path: p, body: op.RequestBody != nil}
+			for _, prm := range op.Parameters {
+				o.params = append(o.params, prm.Name+refName(prm.Ref))
+			}
+			ops = append(ops, o)
+		}
+	}
+	sort.Slice(ops, func(i, j int) bool { return ops[i].path+ops[i].method < ops[j].path+ops[j].method })
+	return ops
+}
+
+func refName(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }
+
+func (o documentedOp) takes(name string) bool {
+	for _, p := range o.params {
+		if strings.EqualFold(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// fill puts a value into every {param} of a documented path.
+func fill(p, value string) string {
+	for strings.Contains(p, "{") {
+		i, j := strings.Index(p, "{"), strings.Index(p, "}")
+		p = p[:i] + value + p[j+1:]
+	}
+	return p
+}
+
+// Issue 10 item 5, over every documented route of the runner: text that
+// is not UTF-8 (query, path, JSON strings) is 400, never replaced; a
+// made-up cursor is 400; a huge limit is capped; a method a path does not
+// serve is 405 with Allow; an unknown method gets the JSON error body.
+func TestEveryRouteIsStrictAboutBadInput(t *testing.T) {
+	w := start(t, world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "strict-token-0123456789", DevClock: true})
+	defer w.Stop(20 * time.Second)
+	c := client{t, w.URL}
+	ada := devAgent(t, c, "Ada")
+	c.do("POST", "/api/world/register", map[string]any{"name": "Ada"}, ada)
+	admin := map[string]string{"Authorization": "Bearer strict-token-0123456789"}
+	creds := func(p string) map[string]string {
+		if strings.HasPrefix(p, "/api/admin/") {
+			return admin
+		}
+		return ada
+	}
+	errorBody := func(what string, status int, out map[string]any) {
+		t.Helper()
+		if out["ok"] != false || out["hint"] == nil || out["hint"] == "" || out["error"] == nil {
+			t.Errorf("%s: %d without the contract's error body: %v", what, status, out)
+		}
+	}
+
+	ops := documented(t, w.URL)
+	served := map[string][]string{}
+	checked := 0
+	for _, op := range ops {
+		served[op.path] = append(served[op.path], op.method)
+		p := fill(op.path, "plot_0_0")
+		for _, q := range []string{"search=%ff", "interest=%c3%28", "q=%ed%a0%80", "%ff=1"} {
+			status, out := c.raw(op.method, p+"?"+q, "", creds(op.path))
+			checked++
+			if status != 400 || out["error"] != "invalid_request" || !strings.Contains(fmt.Sprint(out["message"]), "UTF-8") {
+				t.Errorf("%s %s?%s: want 400 naming UTF-8, got %d %v", op.method, op.path, q, status, out)
+			}
+		}
+		if strings.Contains(op.path, "{") {
+			status, out := c.raw(op.method, fill(op.path, "%ff"), "", creds(op.path))
+			checked++
+			if status != 400 || !strings.Contains(fmt.Sprint(out["message"]), "path") {
+				t.Errorf("%s %s with a path parameter %%ff: want 400, got %d %v", op.method, op.path, status, out)
+			}
+		}
+		if op.body {
+			for _, body := range []string{"{\"name\":\"a\xffb\",\"title\":\"a\xffb\",\"content\":\"a\xffb\"}", `{"name":"\ud800","title":"\udfff","path":"\ud800"}`} {
+				status, out := c.raw(op.method, p, body, creds(op.path))
+				checked++
+				if status < 400 || status >= 500 {
+					t.Errorf("%s %s with text that is not UTF-8: %d %v (accepted or 5xx)", op.method, op.path, status, out)
+				}
+				errorBody(op.method+" "+op.path, status, out)
+			}
+		}
+		if op.takes("Limit") {
+			status, out := c.raw(op.method, p+"?limit=99999999999999999999", "", creds(op.path))
+			checked++
+			if status >= 500 || strings.Contains(fmt.Sprint(out["message"]), "limit") {
+				t.Errorf("%s %s?limit=99999999999999999999 must be capped like any large limit: %d %v", op.method, op.path, status, out)
+			}
+		}
+		if op.takes("Cursor") {
+			for _, cur := range []string{"e30", "eyJ4IjoxfQ", "bnVsbA"} { // {}, {"x":1}, null
+				status, out := c.raw(op.method, p+"?cursor="+cur, "", creds(op.path))
+				checked++
+				if status != 400 || out["error"] != "invalid_request" {
+					t.Errorf("%s %s?cursor=%s: a made-up cursor is 400, got %d %v", op.method, op.path, cur, status, out)
+				}
+			}
+		}
+	}
+	for p, methods := range served {
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+			if has(methods, m) {
+				continue
+			}
+			req, _ := http.NewRequest(m, w.URL+fill(p, "x1"), nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&out)
+			resp.Body.Close()
+			checked++
+			allow := resp.Header.Get("Allow")
+			if resp.StatusCode != 405 || out["error"] != "method_not_allowed" {
+				t.Errorf("%s %s: the path serves %v, want 405, got %d %v", m, p, methods, resp.StatusCode, out)
+				continue
+			}
+			for _, want := range methods {
+				if !strings.Contains(allow, want) {
+					t.Errorf("%s %s: Allow %q lacks %s", m, p, allow, want)
+				}
+			}
+		}
+	}
+	// A fixed route of one method beside a parameter route of another.
+	req, _ := http.NewRequest("GET", w.URL+"/api/world/plots/claim", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" {
+		t.Errorf("GET /api/world/plots/claim: want 405 with Allow: POST, got %d %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	status, out := c.raw("BREW", "/api/world/plots", "", nil)
+	if status != 405 || out["error"] != "method_not_allowed" {
+		t.Errorf("an unknown method: want the JSON 405, got %d %v", status, out)
+	}
+	t.Logf("%d requests over %d documented operations", checked, len(ops))
+	if len(ops) < 50 {
+		t.Fatalf("only %d documented operations", len(ops))
+	}
+
+	// Framing and size, once through the runner's own listener.
+	addr := strings.TrimPrefix(w.URL, "http://")
+	resp, body := rawExchange(t, addr, "POST /api/world/tickets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n{}{}{}{")
+	if resp.StatusCode != 400 || body["error"] != "invalid_request" || !resp.Close {
+		t.Errorf("two Content-Length headers: %d %v", resp.StatusCode, body)
+	}
+	resp, body = rawExchange(t, addr, "GET /api/world/plots?x="+strings.Repeat("a", 20000)+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	if resp.StatusCode != 400 || !strings.Contains(fmt.Sprint(body["hint"]), "URL") {
+		t.Errorf("a long URL gets a hint about the URL: %d %v", resp.StatusCode, body)
+	}
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func rawExchange(t *testing.T, addr, req string) (*http.Response, map[string]any) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp, out
+}
+
+// Issue 10 item 6: a 12 MB backup from Go's net/http client reads the 413
+// JSON through the runner's real listener, not "broken pipe".
+func TestOversizedBackupReachesTheClientAs413(t *testing.T) {
+	w := start(t, world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "big-token-0123456789"})
+	defer w.Stop(20 * time.Second)
+	c := client{t, w.URL}
+	ada := devAgent(t, c, "Ada")
+	c.do("POST", "/api/world/register", map[string]any{"name": "Ada"}, ada)
+	body := `{"encryption_key":"k","content":"` + strings.Repeat("A", 12<<20) + `"}`
+	for i := range 10 {
+		status, out := c.raw("POST", "/api/world/continuity/backup", body, ada)
+		if status != 413 || out["error"] != "payload_too_large" {
+			t.Fatalf("attempt %d: want the 413 JSON, got %d %v", i, status, out)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package httpx
+
+import (
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Lingering close, as nginx does it (lingering_close, lingering_time,
+// lingering_timeout). A body over the limit is refused as soon as its
+// Content-Length is read, while the client is still sending it. Closing the
+// socket with unread data makes the kernel answer with a reset, which
+// throws away the 413 before the client reads it: Go, Python and Node
+// clients report "broken pipe" or "connection reset" instead. So after the
+// 413 is written the connection half-closes (the client sees the end of
+// the answer) and the rest of the upload is read and dropped, up to a bound
+// of bytes and time, before the socket closes.
+const (
+	lingerTime    = 30 * time.Second // at most this long in all
+	lingerTimeout = 5 * time.Second  // at most this long without a byte
+	lingerBytes   = 64 << 20         // at most this much dropped
+	lingerConns   = 256              // at most this many at once; beyond, close at once
+)
+
+// LingeringListener wraps a listener so that connections refused with a
+// 413 drain the rest of the upload before closing. Serve the app on it.
+func LingeringListener(ln net.Listener) net.Listener {
+	return &lingerListener{Listener: ln, slots: make(chan struct{}, lingerConns)}
+}
+
+type lingerListener struct {
+	net.Listener
+	slots chan struct{}
+}
+
+func (l *lingerListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &lingerConn{Conn: c, slots: l.slots}, nil
+}
+
+type lingerConn struct {
+	net.Conn
+	slots  chan struct{}
+	linger atomic.Bool
+}
+
+// lingerOnClose asks Close to drain the rest of the request first.
+func (c *lingerConn) lingerOnClose() { c.linger.Store(true) }
+
+func (c *lingerConn) Close() error {
+	if !c.linger.Swap(false) {
+		return c.Conn.Close()
+	}
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		return c.Conn.Close()
+	}
+	if hc, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		_ = hc.CloseWrite()
+	}
+	go func() {
+		defer func() { <-c.slots }()
+		c.drain()
+		_ = c.Conn.Close()
+	}()
+	return nil
+}
+
+func (c *lingerConn) drain() {
+	end := time.Now().Add(lingerTime)
+	buf := make([]byte, 32<<10)
+	for total := 0; total < lingerBytes; {
+		deadline := time.Now().Add(lingerTimeout)
+		if deadline.After(end) {
+			deadline = end
+		}
+		_ = c.Conn.SetReadDeadline(deadline)
+		n, err := c.Conn.Read(buf)
+		total += n
+		if err != nil {
+			return // io.EOF: the client is done; a deadline: it took too long
+		}
+	}
+}
+
+// markLinger flags the request's connection for a lingering close, when it
+// came through a LingeringListener.
+func markLinger(ctx *fasthttp.RequestCtx) {
+	if lc, ok := ctx.Conn().(*lingerConn); ok {
+		lc.lingerOnClose()
+	}
+}

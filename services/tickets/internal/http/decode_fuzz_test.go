@@ -1,0 +1,15 @@
+package http
+
+import (
+	"testing"
+
+	"sharedworld.dev/pkg/testkit"
+)
+
+// Every request body this service decodes, fuzzed (see testkit.FuzzDecoders).
+func FuzzRequestDecoding(f *testing.F) {
+	testkit.FuzzDecoders(f, testkit.Decoders{
+		"fileRequest":   func() any { return new(fileRequest) },
+		"triageRequest": func() any { return new(triageRequest) },
+	})
+}
