@@ -62,7 +62,7 @@ func (m *Middleware) handler(required bool) fiber.Handler {
 			if required {
 				return problem.Unauthenticated("No credentials were sent.", hintNoCreds)
 			}
-			return c.Next()
+			return anonymous(c.Next())
 		}
 		c.Locals(principalKey{}, p)
 		if m.Seen != nil {
@@ -72,6 +72,21 @@ func (m *Middleware) handler(required bool) fiber.Handler {
 	}
 }
 
+// anonymous turns a refusal of an anonymous caller into 401: 403 is for a
+// known caller who is not allowed, and a caller who sent no credentials is
+// not known (CONTRACT §1). The handler's message and hint stay.
+func anonymous(err error) error {
+	pe, ok := problem.As(err)
+	if !ok || pe.Kind != problem.KindPermission {
+		return err
+	}
+	hint := pe.Hint
+	if hint == "" {
+		hint = hintNoCreds
+	}
+	return problem.Unauthenticated(pe.Message, hint)
+}
+
 type bodyCredentials struct {
 	AgentID            json.RawMessage `json:"agent_id"`
 	EmbassyCertificate json.RawMessage `json:"embassy_certificate"`
@@ -79,8 +94,20 @@ type bodyCredentials struct {
 	Certificate        json.RawMessage `json:"certificate"`
 }
 
-// Authenticate verifies the request's credentials; nil, nil means none were sent.
+// Authenticate verifies the request's credentials, from its headers or its
+// JSON body; nil, nil means none were sent.
 func (m *Middleware) Authenticate(c *fiber.Ctx) (*Principal, error) {
+	return m.authenticate(c, true)
+}
+
+// AuthenticateHeaders verifies credentials carried in headers only, for a
+// route whose body fields mean something else (the agent_id of
+// /dev/idp/revoke names the agent to revoke, not the caller).
+func (m *Middleware) AuthenticateHeaders(c *fiber.Ctx) (*Principal, error) {
+	return m.authenticate(c, false)
+}
+
+func (m *Middleware) authenticate(c *fiber.Ctx, fromBody bool) (*Principal, error) {
 	headerID := c.Get("X-Agent-Id")
 	var headerCert []byte
 	for _, h := range certHeaders {
@@ -89,15 +116,24 @@ func (m *Middleware) Authenticate(c *fiber.Ctx) (*Principal, error) {
 			break
 		}
 	}
-	bodyID, bodyCert, err := credentialsInBody(c.Body())
-	if err != nil {
-		return nil, err
+	var bodyID string
+	var bodyCert []byte
+	if fromBody {
+		var err error
+		if bodyID, bodyCert, err = credentialsInBody(c.Body()); err != nil {
+			return nil, err
+		}
 	}
 	if headerCert == nil && bodyCert == nil {
 		if headerID != "" || bodyID != "" {
 			return nil, problem.Unauthenticated("An agent_id was sent without a certificate.", hintNoCreds)
 		}
 		return nil, nil
+	}
+	if headerID == "" && bodyID == "" {
+		// CONTRACT §2 carries credentials as a pair: the id says which agent
+		// the caller claims to be, the certificate proves it.
+		return nil, problem.Unauthenticated("A certificate was sent without an agent_id.", hintNoCreds)
 	}
 	if headerID != "" && bodyID != "" && headerID != bodyID {
 		return nil, problem.Unauthenticated("The agent_id in the headers and the one in the body differ.", "Send one agent_id, or the same one in both places.")
