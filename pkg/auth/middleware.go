@@ -167,7 +167,7 @@ func (m *Middleware) authenticate(c *fiber.Ctx, fromBody bool) (*Principal, erro
 		if err != nil {
 			return nil, err
 		}
-		if err := VerifyRequest(cert, rs, c.Method(), c.OriginalURL(), c.Body(), m.Replay, now); err != nil {
+		if err := VerifyRequest(c.UserContext(), cert, rs, c.Method(), c.OriginalURL(), c.Body(), m.Replay, now); err != nil {
 			return nil, err
 		}
 		p.Signed = true
