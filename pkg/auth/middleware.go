@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/ratelimit"
 )
 
 // Principal is the verified caller of a request.
@@ -40,6 +41,9 @@ type Middleware struct {
 	// Seen is told about every authenticated request (presence).
 	Seen func(ctx context.Context, agentID string, signed bool)
 	Now  func() time.Time
+	// Limits counts every authenticated write (POST, PUT, PATCH, DELETE)
+	// against the agent's ratelimit.Writes budget; nil counts nothing.
+	Limits *ratelimit.Limiter
 }
 
 var certHeaders = []string{"X-Agent-Certificate", "X-Embassy-Certificate", "X-Embassy-Artifact"}
@@ -64,12 +68,25 @@ func (m *Middleware) handler(required bool) fiber.Handler {
 			}
 			return anonymous(c.Next())
 		}
+		if isWrite(c.Method()) {
+			if err := m.Limits.Allow(c.UserContext(), ratelimit.Writes, p.AgentID); err != nil {
+				return err
+			}
+		}
 		c.Locals(principalKey{}, p)
 		if m.Seen != nil {
 			m.Seen(c.UserContext(), p.AgentID, p.Signed)
 		}
 		return c.Next()
 	}
+}
+
+func isWrite(method string) bool {
+	switch method {
+	case fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete:
+		return true
+	}
+	return false
 }
 
 // anonymous turns a refusal of an anonymous caller into 401: 403 is for a

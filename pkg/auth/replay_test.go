@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/pkg/testkit"
 )
 
@@ -98,4 +100,32 @@ func TestLedgerSweepsExpiredSignatures(t *testing.T) {
 	if first, _ := l.FirstUse(ctx, "live", now.Add(time.Minute)); first {
 		t.Fatal("a signature inside its window must stay recorded after a sweep")
 	}
+}
+
+// Every authenticated write counts against the agent's writes budget; reads
+// and refused writes do not.
+func TestAuthenticatedWritesHaveABudget(t *testing.T) {
+	f := newFixture(t)
+	a, b := f.agent(t, nil), f.agent(t, nil)
+	rules, err := ratelimit.Parse(map[string]string{ratelimit.Writes: "3/1h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw := &auth.Middleware{Verifier: f.verifier, Replay: auth.NewReplayCache(), Limits: ratelimit.New(rules, ratelimit.NewMemory(), nil)}
+	app := httpx.NewApp(httpx.Options{Service: "authtest"})
+	app.All("/echo", mw.Required(), func(c *fiber.Ctx) error { return httpx.OK(c, 200, nil) })
+	for _, method := range []string{"POST", "GET", "PUT", "GET", "DELETE"} {
+		testkit.Do(t, app, testkit.Request{Method: method, Path: "/echo", Headers: headers(a.id, a.cert)}).ExpectStatus(t, 200)
+	}
+	for _, method := range []string{"POST", "PATCH", "DELETE"} {
+		r := testkit.Do(t, app, testkit.Request{Method: method, Path: "/echo", Headers: headers(a.id, a.cert)})
+		r.ExpectError(t, 429, "rate_limited")
+		if r.Header["Retry-After"] == "" || !strings.Contains(r.Body["hint"].(string), "Wait ") {
+			t.Fatalf("a refusal gives the wait: %v %s", r.Header, r.Raw)
+		}
+	}
+	testkit.Do(t, app, testkit.Request{Method: "GET", Path: "/echo", Headers: headers(a.id, a.cert)}).ExpectStatus(t, 200)
+	testkit.Do(t, app, testkit.Request{Method: "POST", Path: "/echo", Headers: headers(b.id, b.cert)}).ExpectStatus(t, 200)
+	// An anonymous or unauthenticated write is refused before it is counted.
+	testkit.Do(t, app, testkit.Request{Method: "POST", Path: "/echo"}).ExpectError(t, 401, "unauthenticated")
 }

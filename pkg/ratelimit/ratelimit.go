@@ -93,7 +93,7 @@ func (r Rule) Refusal(now time.Time) error {
 	secs := int((wait + time.Second - 1) / time.Second)
 	return problem.RateLimited(
 		fmt.Sprintf("Too many %s: at most %d per %s per %s.", r.What, r.Limit, every(r.Window), r.Per),
-		fmt.Sprintf("Wait %d s (Retry-After) and try again; refused requests are not counted.", secs),
+		fmt.Sprintf("Wait %d s (Retry-After) and try again; requests this limit refuses are not counted.", secs),
 		wait)
 }
 
