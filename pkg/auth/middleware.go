@@ -41,8 +41,9 @@ type Middleware struct {
 	// Seen is told about every authenticated request (presence).
 	Seen func(ctx context.Context, agentID string, signed bool)
 	Now  func() time.Time
-	// Limits counts every authenticated write (POST, PUT, PATCH, DELETE)
-	// against the agent's ratelimit.Writes budget; nil counts nothing.
+	// Limits counts every write (POST, PUT, PATCH, DELETE) to a route that
+	// requires credentials against the agent's ratelimit.Writes budget (a
+	// route with optional credentials reads); nil counts nothing.
 	Limits *ratelimit.Limiter
 }
 
@@ -68,7 +69,7 @@ func (m *Middleware) handler(required bool) fiber.Handler {
 			}
 			return anonymous(c.Next())
 		}
-		if isWrite(c.Method()) {
+		if required && isWrite(c.Method()) {
 			if err := m.Limits.Allow(c.UserContext(), ratelimit.Writes, p.AgentID); err != nil {
 				return err
 			}

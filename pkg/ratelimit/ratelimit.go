@@ -83,6 +83,10 @@ func (r Rule) RetryAfter(now time.Time) time.Duration {
 	return d
 }
 
+// DocName is the rule's name in the documents' limit tables, with its
+// window: writes_per_minute.
+func (r Rule) DocName() string { return r.Name + "_per_" + every(r.Window) }
+
 // String is the rule as configured: limit/window.
 func (r Rule) String() string { return strconv.Itoa(r.Limit) + "/" + r.Window.String() }
 

@@ -8,11 +8,11 @@ import (
 
 	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
-	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/services/identity/internal/app"
 	"sharedworld.dev/services/identity/internal/domain"
 )
