@@ -10,8 +10,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"sharedworld.dev/pkg/auth"
-	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/pkg/httpx"
+	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/services/docs"
 )
 
