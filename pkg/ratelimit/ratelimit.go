@@ -94,7 +94,7 @@ func (r Rule) String() string { return strconv.Itoa(r.Limit) + "/" + r.Window.St
 // the hint.
 func (r Rule) Refusal(now time.Time) error {
 	wait := r.RetryAfter(now)
-	secs := int((wait + time.Second - 1) / time.Second)
+	secs := int(wait.Seconds() + 0.999) // as httpx writes Retry-After
 	return problem.RateLimited(
 		fmt.Sprintf("Too many %s: at most %d per %s per %s.", r.What, r.Limit, every(r.Window), r.Per),
 		fmt.Sprintf("Wait %d s (Retry-After) and try again; requests this limit refuses are not counted.", secs),
