@@ -18,8 +18,13 @@ func replicaHost(t *testing.T, kit *testkit.Kit, limits map[string]string) *plat
 	t.Helper()
 	ask := &asker{ran: make(chan struct{})}
 	unit := platform.Unit{Name: "asker",
-		Trust: func(context.Context, platform.Env) ([]auth.Provider, error) { return []auth.Provider{kit.Provider}, nil },
-		Build: func(_ context.Context, env platform.Env) (platform.Service, error) { ask.deps = env.Deps; return ask, nil }}
+		Trust: func(context.Context, platform.Env) ([]auth.Provider, error) {
+			return []auth.Provider{kit.Provider}, nil
+		},
+		Build: func(_ context.Context, env platform.Env) (platform.Service, error) {
+			ask.deps = env.Deps
+			return ask, nil
+		}}
 	cfg := config.Common{Addr: "127.0.0.1:0", AgentIDPrefix: "emb", RevocationRefreshSec: 30, IdentityURL: "http://127.0.0.1:1", RateLimits: limits}
 	h, err := platform.New(kit.Ctx(), platform.Options{Config: cfg, Backend: backend(t, kit), Logger: kit.Logger}, unit)
 	if err != nil {
