@@ -36,6 +36,7 @@ start() {
 	local t0 t1
 	t0=$(date +%s.%N)
 	WORLD_ADDR="127.0.0.1:$PORT" WORLD_DATA_DIR="$DATA" WORLD_LOG_LEVEL=warn \
+		WORLD_RATE_LIMITS=writes=1000000/1m,register_agent=1000000/1h,register_source=1000000/1h,storage_writes=1000000/1m,garden_plantings=1000000/1m \
 		WORLD_AMBASSADOR_TOKEN=bench-token-0123456789 "$WORLD_BIN" >>"$DATA/runner.log" 2>&1 &
 	pid=$!
 	until curl -fs "$BASE/readyz" >/dev/null 2>&1; do

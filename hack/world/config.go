@@ -21,6 +21,9 @@ type Config struct {
 	AgentIDPrefix   string   `env:"WORLD_AGENT_ID_PREFIX" envDefault:"emb"`
 	// RequireSignatures makes X-Agent-Signature mandatory on authenticated requests.
 	RequireSignatures bool `env:"WORLD_REQUIRE_REQUEST_SIGNATURES" envDefault:"false"`
+	// RateLimits overrides the kit's rate limits (WORLD_RATE_LIMITS,
+	// name=limit/window,...): load and crash scripts raise them.
+	RateLimits map[string]string `env:"WORLD_RATE_LIMITS" envSeparator:"," envKeyValSeparator:"="`
 	// TokenGenerated is set when the runner made the ambassador token up.
 	TokenGenerated bool `env:"-"`
 }

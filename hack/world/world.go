@@ -57,7 +57,7 @@ func (c Config) common() config.Common {
 	return config.Common{
 		Addr: c.Addr, LogLevel: c.LogLevel, AccessLogSample: c.AccessLogSample, MongoURI: c.MongoURI, KafkaBrokers: c.KafkaBrokers,
 		AmbassadorToken: c.AmbassadorToken, AgentIDPrefix: c.AgentIDPrefix, RequireSignatures: c.RequireSignatures,
-		DevIDP: true, RevocationRefreshSec: 10, DataDir: c.DataDir,
+		DevIDP: true, RevocationRefreshSec: 10, DataDir: c.DataDir, RateLimits: c.RateLimits,
 	}
 }
 

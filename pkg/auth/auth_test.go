@@ -205,6 +205,50 @@ func TestRevocationListRefreshesInBackground(t *testing.T) {
 	})
 }
 
+func TestCertificateWithoutAgentIDIsRejected(t *testing.T) {
+	f := newFixture(t)
+	a := f.agent(t, nil)
+	for name, req := range map[string]testkit.Request{
+		"§2 header certificate only": {Method: "GET", Path: "/echo", Headers: map[string]string{"X-Agent-Certificate": string(a.cert)}},
+		"§2 body certificate only":   {Method: "POST", Path: "/echo", Body: map[string]any{"embassy_certificate": json.RawMessage(a.cert)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			testkit.Do(t, f.app, req).ExpectError(t, 401, "unauthenticated")
+		})
+	}
+}
+
+// A route whose body's agent_id names someone else reads credentials from
+// the headers only.
+func TestAuthenticateHeadersIgnoresTheBody(t *testing.T) {
+	f := newFixture(t)
+	a, b := f.agent(t, nil), f.agent(t, nil)
+	mw := &auth.Middleware{Verifier: f.verifier, Replay: auth.NewReplayCache()}
+	app := httpx.NewApp(httpx.Options{Service: "authtest"})
+	app.Post("/target", func(c *fiber.Ctx) error {
+		p, err := mw.AuthenticateHeaders(c)
+		if err != nil {
+			return err
+		}
+		caller := ""
+		if p != nil {
+			caller = p.AgentID
+		}
+		return httpx.OK(c, 200, fiber.Map{"caller": caller})
+	})
+	target := map[string]any{"agent_id": a.id, "embassy_certificate": json.RawMessage(a.cert)}
+	r := testkit.Do(t, app, testkit.Request{Method: "POST", Path: "/target", Body: target})
+	r.ExpectStatus(t, 200)
+	if r.Body["caller"] != "" {
+		t.Fatalf("body credentials were read as the caller's: %s", r.Raw)
+	}
+	r = testkit.Do(t, app, testkit.Request{Method: "POST", Path: "/target", Body: target, Headers: headers(b.id, b.cert)})
+	r.ExpectStatus(t, 200)
+	if r.Body["caller"] != b.id {
+		t.Fatalf("caller %v, want %s", r.Body["caller"], b.id)
+	}
+}
+
 func signed(a agent, method, path string, t int64, body []byte) map[string]string {
 	h := headers(a.id, a.cert)
 	h["X-Agent-Signature"] = auth.SignRequest(a.key, method, path, t, body)

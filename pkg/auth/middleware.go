@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/ratelimit"
 )
 
 // Principal is the verified caller of a request.
@@ -40,6 +41,10 @@ type Middleware struct {
 	// Seen is told about every authenticated request (presence).
 	Seen func(ctx context.Context, agentID string, signed bool)
 	Now  func() time.Time
+	// Limits counts every write (POST, PUT, PATCH, DELETE) to a route that
+	// requires credentials against the agent's ratelimit.Writes budget (a
+	// route with optional credentials reads); nil counts nothing.
+	Limits *ratelimit.Limiter
 }
 
 var certHeaders = []string{"X-Agent-Certificate", "X-Embassy-Certificate", "X-Embassy-Artifact"}
@@ -62,7 +67,12 @@ func (m *Middleware) handler(required bool) fiber.Handler {
 			if required {
 				return problem.Unauthenticated("No credentials were sent.", hintNoCreds)
 			}
-			return c.Next()
+			return anonymous(c.Next())
+		}
+		if required && isWrite(c.Method()) {
+			if err := m.Limits.Allow(c.UserContext(), ratelimit.Writes, p.AgentID); err != nil {
+				return err
+			}
 		}
 		c.Locals(principalKey{}, p)
 		if m.Seen != nil {
@@ -72,6 +82,29 @@ func (m *Middleware) handler(required bool) fiber.Handler {
 	}
 }
 
+func isWrite(method string) bool {
+	switch method {
+	case fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// anonymous turns a refusal of an anonymous caller into 401: 403 is for a
+// known caller who is not allowed, and a caller who sent no credentials is
+// not known (CONTRACT §1). The handler's message and hint stay.
+func anonymous(err error) error {
+	pe, ok := problem.As(err)
+	if !ok || pe.Kind != problem.KindPermission {
+		return err
+	}
+	hint := pe.Hint
+	if hint == "" {
+		hint = hintNoCreds
+	}
+	return problem.Unauthenticated(pe.Message, hint)
+}
+
 type bodyCredentials struct {
 	AgentID            json.RawMessage `json:"agent_id"`
 	EmbassyCertificate json.RawMessage `json:"embassy_certificate"`
@@ -79,8 +112,20 @@ type bodyCredentials struct {
 	Certificate        json.RawMessage `json:"certificate"`
 }
 
-// Authenticate verifies the request's credentials; nil, nil means none were sent.
+// Authenticate verifies the request's credentials, from its headers or its
+// JSON body; nil, nil means none were sent.
 func (m *Middleware) Authenticate(c *fiber.Ctx) (*Principal, error) {
+	return m.authenticate(c, true)
+}
+
+// AuthenticateHeaders verifies credentials carried in headers only, for a
+// route whose body fields mean something else (the agent_id of
+// /dev/idp/revoke names the agent to revoke, not the caller).
+func (m *Middleware) AuthenticateHeaders(c *fiber.Ctx) (*Principal, error) {
+	return m.authenticate(c, false)
+}
+
+func (m *Middleware) authenticate(c *fiber.Ctx, fromBody bool) (*Principal, error) {
 	headerID := c.Get("X-Agent-Id")
 	var headerCert []byte
 	for _, h := range certHeaders {
@@ -89,15 +134,24 @@ func (m *Middleware) Authenticate(c *fiber.Ctx) (*Principal, error) {
 			break
 		}
 	}
-	bodyID, bodyCert, err := credentialsInBody(c.Body())
-	if err != nil {
-		return nil, err
+	var bodyID string
+	var bodyCert []byte
+	if fromBody {
+		var err error
+		if bodyID, bodyCert, err = credentialsInBody(c.Body()); err != nil {
+			return nil, err
+		}
 	}
 	if headerCert == nil && bodyCert == nil {
 		if headerID != "" || bodyID != "" {
 			return nil, problem.Unauthenticated("An agent_id was sent without a certificate.", hintNoCreds)
 		}
 		return nil, nil
+	}
+	if headerID == "" && bodyID == "" {
+		// CONTRACT §2 carries credentials as a pair: the id says which agent
+		// the caller claims to be, the certificate proves it.
+		return nil, problem.Unauthenticated("A certificate was sent without an agent_id.", hintNoCreds)
 	}
 	if headerID != "" && bodyID != "" && headerID != bodyID {
 		return nil, problem.Unauthenticated("The agent_id in the headers and the one in the body differ.", "Send one agent_id, or the same one in both places.")
@@ -131,7 +185,7 @@ func (m *Middleware) Authenticate(c *fiber.Ctx) (*Principal, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := VerifyRequest(cert, rs, c.Method(), c.OriginalURL(), c.Body(), m.Replay, now); err != nil {
+		if err := VerifyRequest(c.UserContext(), cert, rs, c.Method(), c.OriginalURL(), c.Body(), m.Replay, now); err != nil {
 			return nil, err
 		}
 		p.Signed = true

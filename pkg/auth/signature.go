@@ -1,12 +1,12 @@
 package auth
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"sharedworld.dev/pkg/problem"
@@ -104,40 +104,9 @@ func SignRequestNonce(key ed25519.PrivateKey, method, pathAndQuery string, t int
 	return h + ",sig=" + encodeStd(sig)
 }
 
-// ReplayCache remembers (agent, t, sig) triples inside the window.
-type ReplayCache struct {
-	mu   sync.Mutex
-	seen map[string]int64
-	last time.Time
-}
-
-// NewReplayCache returns an empty cache.
-func NewReplayCache() *ReplayCache { return &ReplayCache{seen: make(map[string]int64)} }
-
-// firstUse records the triple and reports whether it was new.
-func (r *ReplayCache) firstUse(agentID string, rs RequestSignature, now time.Time) bool {
-	key := agentID + "|" + strconv.FormatInt(rs.T, 10) + "|" + rs.Nonce + "|" + encodeStd(rs.Sig)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if now.Sub(r.last) > time.Minute {
-		cutoff := now.Add(-SignatureWindow).Unix()
-		for k, t := range r.seen {
-			if t < cutoff {
-				delete(r.seen, k)
-			}
-		}
-		r.last = now
-	}
-	if _, dup := r.seen[key]; dup {
-		return false
-	}
-	r.seen[key] = rs.T
-	return true
-}
-
 // VerifyRequest checks a request signature against the certificate's key,
 // the 300 s window (wall clock) and the replay cache.
-func VerifyRequest(cert *Certificate, rs RequestSignature, method, pathAndQuery string, body []byte, replay *ReplayCache, now time.Time) error {
+func VerifyRequest(ctx context.Context, cert *Certificate, rs RequestSignature, method, pathAndQuery string, body []byte, replay *ReplayCache, now time.Time) error {
 	if d := now.Unix() - rs.T; d > int64(SignatureWindow.Seconds()) || -d > int64(SignatureWindow.Seconds()) {
 		return problem.Unauthenticated("X-Agent-Signature t is more than 300 s away from the server clock.", "Sign with the current unix time; check your clock.")
 	}
@@ -148,8 +117,12 @@ func VerifyRequest(cert *Certificate, rs RequestSignature, method, pathAndQuery 
 	if !ed25519.Verify(key, SigningString(method, pathAndQuery, rs.T, body, rs.Nonce), rs.Sig) {
 		return problem.Unauthenticated("X-Agent-Signature does not verify with the certificate's public_key.", hintSig)
 	}
-	if !replay.firstUse(cert.AgentID, rs, now) {
-		return problem.Unauthenticated("This request signature was already used.", "A signature is accepted once: sign every request afresh, and add a fresh nonce (n=) to X-Agent-Signature so two identical requests in the same second differ.")
+	first, err := replay.firstUse(ctx, cert.AgentID, rs, now)
+	if err != nil {
+		return err
+	}
+	if !first {
+		return problem.Unauthenticated("This request signature was already used.", "A signature is accepted once, by every replica and across restarts: sign every request afresh, and add a fresh random nonce (n=) to X-Agent-Signature so two identical requests in the same second differ.")
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/caarlos0/env/v11"
+
+	"sharedworld.dev/pkg/ratelimit"
 )
 
 // Load parses environment variables into a new T using `env` struct tags
@@ -108,6 +110,13 @@ type Common struct {
 	// DataDir is where a host keeps local state (the local runner's data
 	// directory, where services keep generated secrets); empty in a deployment.
 	DataDir string `env:"WORLD_DATA_DIR"`
+	// RateLimits overrides the kit's rate limits, name=limit/window
+	// (writes=1000/1m,register_source=500/1h); see pkg/ratelimit.Defaults.
+	RateLimits map[string]string `env:"WORLD_RATE_LIMITS" envSeparator:"," envKeyValSeparator:"="`
+	// ClientIPHeader names the header a trusted proxy sets to the client's
+	// address (X-Forwarded-For behind the Ingress); rate limits per source
+	// read it. Empty: the connection's address.
+	ClientIPHeader string `env:"WORLD_CLIENT_IP_HEADER"`
 	// DevIDP turns on the development identity provider (identity serves it; off in production).
 	DevIDP bool `env:"WORLD_DEV_IDP" envDefault:"false"`
 }
@@ -121,6 +130,9 @@ func (c Common) Validate() error {
 	p.Addf(c.AccessLogSample < 1, "WORLD_ACCESS_LOG_SAMPLE must be 1 or more (1 logs every request), got %d", c.AccessLogSample)
 	p.Addf(c.RevocationRefreshSec < 1 || c.RevocationRefreshSec > 60, "WORLD_IDP_REVOCATION_REFRESH_SECONDS must be between 1 and 60, got %d", c.RevocationRefreshSec)
 	p.Addf(len(c.ProviderKeys) == 0 && c.ProviderKeysURL == "" && !c.RemoteVerify && !c.DevIDP, "set WORLD_IDP_KEYS (kid=base64key,...) or WORLD_IDP_KEYS_URL, or enable WORLD_IDP_REMOTE_VERIFY or WORLD_DEV_IDP")
+	if _, err := ratelimit.Parse(c.RateLimits); err != nil {
+		p.Addf(true, "WORLD_RATE_LIMITS: %v", err)
+	}
 	p.Addf(c.RemoteVerify && c.ProviderVerifyURL == "", "WORLD_IDP_VERIFY_URL is required when WORLD_IDP_REMOTE_VERIFY is on")
 	return p.Err()
 }

@@ -40,12 +40,18 @@ func TestCommonValidation(t *testing.T) {
 		{"short ambassador token", with("WORLD_AMBASSADOR_TOKEN", "short"), "at least 16"},
 		{"remote verify needs a URL", with("WORLD_IDP_REMOTE_VERIFY", "true"), "WORLD_IDP_VERIFY_URL"},
 		{"not a number", with("WORLD_IDP_REVOCATION_REFRESH_SECONDS", "often"), "WORLD_IDP_REVOCATION_REFRESH_SECONDS"},
+		{"unknown rate limit", with("WORLD_RATE_LIMITS", "speed=1/1m"), "WORLD_RATE_LIMITS: unknown rate limit"},
+		{"rate limit without a window", with("WORLD_RATE_LIMITS", "writes=100"), "WORLD_RATE_LIMITS: rate limit writes"},
 	}
 	for _, c := range cases {
 		_, err := config.LoadFrom[config.Common](c.env)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: want an error mentioning %q, got %v", c.name, c.want, err)
 		}
+	}
+	raised, err := config.LoadFrom[config.Common](with("WORLD_RATE_LIMITS", "writes=5000/1m,register_source=1000/1h"))
+	if err != nil || raised.RateLimits["writes"] != "5000/1m" || raised.RateLimits["register_source"] != "1000/1h" {
+		t.Fatalf("WORLD_RATE_LIMITS raises limits: %v %v", raised.RateLimits, err)
 	}
 	dev := with("WORLD_IDP_KEYS", "")
 	dev["WORLD_DEV_IDP"] = "true"

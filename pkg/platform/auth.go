@@ -12,10 +12,11 @@ import (
 
 // newAuth builds the host's one auth middleware: a verifier trusting the
 // configured providers plus those the host's own services serve, the
-// signature replay cache and the signature requirement. Its key and
+// signature replay cache over the gate's ledger, the signature requirement
+// and the per-agent write budget. Its key and
 // revocation refresh runs until life ends. Presence is wired once the
 // services are built (see Host.wire).
-func newAuth(life context.Context, cfg config.Common, own []auth.Provider, log *slog.Logger) *auth.Middleware {
+func newAuth(life context.Context, cfg config.Common, own []auth.Provider, g *gate, log *slog.Logger) *auth.Middleware {
 	providers := auth.Providers(own)
 	if len(cfg.ProviderKeys) > 0 {
 		var keys []auth.Key
@@ -35,7 +36,8 @@ func newAuth(life context.Context, cfg config.Common, own []auth.Provider, log *
 	v := auth.NewVerifier(opts)
 	v.Start(life)
 	requireSig := cfg.RequireSignatures
-	return &auth.Middleware{Verifier: v, Replay: auth.NewReplayCache(), RequireSignatures: func() bool { return requireSig }}
+	return &auth.Middleware{Verifier: v, Replay: auth.NewDurableReplayCache(g.ledger),
+		RequireSignatures: func() bool { return requireSig }, Limits: g.limits.Limiter}
 }
 
 // lookup is every service's Deps.Citizens. It is pointed at its source

@@ -86,9 +86,14 @@ func New(ctx context.Context, opts Options, units ...Unit) (h *Host, err error) 
 		}
 		trusted = append(trusted, envs[i].Trusted...)
 	}
-	h.auth = newAuth(life, opts.Config, trusted, h.log)
+	g, err := newGate(ctx, opts.Backend, opts.Config, h.log)
+	if err != nil {
+		return nil, fmt.Errorf("request gate: %w", err)
+	}
+	h.auth = newAuth(life, opts.Config, trusted, g, h.log)
 	for i, u := range units {
 		envs[i].Deps.Auth = h.auth
+		envs[i].Deps.Limits = g.limits
 		svc, err := u.Build(ctx, envs[i])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", u.Name, err)

@@ -44,6 +44,7 @@ func (a *asker) Routes(r fiber.Router) {
 		return c.JSON(fiber.Map{"found": found, "name": cit.Name})
 	})
 	r.Get("/me", a.deps.Auth.Required(), func(c *fiber.Ctx) error { return c.SendStatus(204) })
+	r.Post("/note", a.deps.Auth.Required(), func(c *fiber.Ctx) error { return c.SendStatus(204) })
 }
 
 // keeper keeps citizens and presence, as identity does.

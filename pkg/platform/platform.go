@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
@@ -39,6 +40,10 @@ type Deps struct {
 	Citizens citizens.Source
 	// AmbassadorToken guards /api/admin routes.
 	AmbassadorToken string
+	// Limits is the kit's rate limiter for routes with budgets of their own
+	// (registration, storage writes, garden plantings); Auth already counts
+	// every authenticated write. Nil in a job.
+	Limits *admit.Limits
 }
 
 // Service is one Shared World service.

@@ -8,12 +8,15 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/platform"
+	"sharedworld.dev/pkg/ratelimit"
+	"sharedworld.dev/pkg/ratelimit/slots"
 	identityv1 "sharedworld.dev/proto/identity/v1"
 )
 
@@ -49,11 +52,56 @@ func (k *Kit) Deps(clk clock.Clock) platform.Deps {
 	}
 	w := events.NewWriter(k.Brokers)
 	k.T.Cleanup(func() { _ = w.Close() })
+	ledger, err := auth.NewMongoLedger(k.Ctx(), k.DB, k.Logger)
+	if err != nil {
+		k.T.Fatalf("testkit: signature ledger: %v", err)
+	}
+	limits := k.Limits(Unlimited())
 	return platform.Deps{
 		Logger: k.Logger, DB: k.DB, Brokers: k.Brokers, Publisher: w, Clock: clk,
-		Auth:     &auth.Middleware{Verifier: k.Verifier(), Replay: auth.NewReplayCache()},
-		Citizens: k.registry, AmbassadorToken: AmbassadorToken,
+		Auth:     &auth.Middleware{Verifier: k.Verifier(), Replay: auth.NewDurableReplayCache(ledger), Limits: limits.Limiter},
+		Citizens: k.registry, AmbassadorToken: AmbassadorToken, Limits: limits,
 	}
+}
+
+// Unlimited raises every rate limit out of a functional test's way (as a
+// load script's WORLD_RATE_LIMITS would); a test of a limit sets its own
+// with SetLimits.
+func Unlimited() map[string]string {
+	out := map[string]string{}
+	for _, name := range ratelimit.Names() {
+		out[name] = "1000000/1m"
+	}
+	return out
+}
+
+// SetLimits gives deps (from Deps) the rate limits of settings over the
+// defaults: for the routes' budgets and for the auth middleware's
+// per-agent write budget.
+func (k *Kit) SetLimits(deps *platform.Deps, settings map[string]string) {
+	k.T.Helper()
+	deps.Limits = k.Limits(settings)
+	mw := *deps.Auth
+	mw.Limits = deps.Limits.Limiter
+	deps.Auth = &mw
+}
+
+// Limits is the kit's rate limiter with the default rules overridden by
+// settings (as WORLD_RATE_LIMITS does), counting as the mode's host would:
+// in memory on an exclusive database, in slots on a shared one.
+func (k *Kit) Limits(settings map[string]string) *admit.Limits {
+	k.T.Helper()
+	rules, err := ratelimit.Parse(settings)
+	if err != nil {
+		k.T.Fatalf("testkit: rate limits: %v", err)
+	}
+	var counter ratelimit.Counter = ratelimit.NewMemory()
+	if !k.DB.Exclusive() {
+		if counter, err = slots.New(k.Ctx(), k.DB, k.Logger); err != nil {
+			k.T.Fatalf("testkit: rate limit slots: %v", err)
+		}
+	}
+	return &admit.Limits{Limiter: ratelimit.New(rules, counter, nil)}
 }
 
 // Register makes a an (already living) citizen: in the registry at once and

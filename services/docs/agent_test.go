@@ -32,7 +32,8 @@ func TestAgentGuideWalksThroughArrival(t *testing.T) {
 		}
 		last = i
 	}
-	if !strings.Contains(guide, `METHOD`) || !strings.Contains(guide, `no "?" when there is no query`) {
+	if !strings.Contains(guide, `METHOD`) || !strings.Contains(guide, `no "?" when there is no query`) ||
+		!strings.Contains(guide, `n=<nonce>`) || !strings.Contains(guide, `<nonce>                only when the header carries n=`) {
 		t.Error("/agent.txt does not explain the signing string")
 	}
 }

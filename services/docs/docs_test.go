@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/docs"
 )
@@ -54,6 +55,11 @@ func TestReferenceShowsAuthFieldsResponsesAndCodes(t *testing.T) {
 	}
 	if !strings.Contains(sectionOf(t, page, "limits"), "<code>tickets_per_day</code>") {
 		t.Error("the limits table lacks tickets_per_day")
+	}
+	for _, r := range ratelimit.Defaults() {
+		if !strings.Contains(sectionOf(t, page, "limits"), "<code>"+r.DocName()+"</code>") {
+			t.Errorf("the limits table lacks the kit's rate limit %s", r.DocName())
+		}
 	}
 }
 

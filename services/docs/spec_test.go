@@ -11,6 +11,7 @@ import (
 
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/httpx"
+	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/services/docs"
 )
 
@@ -180,6 +181,16 @@ func TestSecuritySchemesDescribeTheCredentials(t *testing.T) {
 	if d := doc.Components.SecuritySchemes["agentSignature"].Value.Description; !strings.Contains(d, signing) || !strings.Contains(d, "no `?` when there is no query") {
 		t.Errorf("the signature scheme does not state the signing string: %s", d)
 	}
+	const nonce = `METHOD\nPATH?QUERY\n<t>\n<hex sha256 of body>\n<nonce>`
+	if !strings.Contains(doc.Info.Description, nonce) || !strings.Contains(doc.Info.Description, "n=<nonce>") {
+		t.Errorf("the document does not state the signing string with a nonce")
+	}
+	if d := doc.Components.SecuritySchemes["agentSignature"].Value.Description; !strings.Contains(d, "n=<nonce>") || !strings.Contains(d, "fifth line `\\n<nonce>`") {
+		t.Errorf("the signature scheme does not describe n=: %s", d)
+	}
+	if got := string(auth.SigningString("GET", "/x", 1, nil, "abc")); got != "GET\n/x\n1\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nabc" {
+		t.Errorf("the kit signs the nonce as %q; the document must describe that", got)
+	}
 	// The string the document states is the one the kit verifies.
 	got := string(auth.SigningString("GET", "/api/world/events?limit=5", 1700000000, nil, ""))
 	want := "GET\n/api/world/events?limit=5\n1700000000\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -216,6 +227,9 @@ func TestLimitsAgreeWithTheKit(t *testing.T) {
 		"garden_bytes":       2 << 30,
 		"garden_share_files": 100,
 		"garden_share_bytes": 5 << 20,
+	}
+	for _, r := range ratelimit.Defaults() {
+		kit[r.DocName()] = int64(r.Limit)
 	}
 	for name, want := range kit {
 		if values[name] != want {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -77,12 +78,21 @@ func TestDevProviderRevocation(t *testing.T) {
 	b := w.do(t, http.MethodPost, "/dev/idp/register", map[string]any{"agent_name": "B"}, nil).Body
 	ha, hb := credentials(t, a), credentials(t, b)
 	w.do(t, http.MethodGet, "/api/world/whoami", nil, ha).ExpectStatus(t, 200)
+	// CONTRACT §2: the id and the certificate come as a pair; a certificate alone is 401.
+	w.do(t, http.MethodGet, "/api/world/whoami", nil, map[string]string{"X-Agent-Certificate": ha["X-Agent-Certificate"]}).ExpectError(t, 401, "unauthenticated")
 
-	w.do(t, http.MethodPost, "/dev/idp/revoke", map[string]any{"agent_id": a["agent_id"]}, nil).ExpectError(t, 401, "unauthenticated")
-	// B's credentials with A's id in the body: the ids disagree (CONTRACT §11).
-	w.do(t, http.MethodPost, "/dev/idp/revoke", map[string]any{"agent_id": a["agent_id"]}, hb).ExpectError(t, 401, "unauthenticated")
+	// The body's agent_id names the agent to revoke, not the caller: without
+	// credentials the answer says revoking needs them, not that an agent_id
+	// came without a certificate.
+	r := w.do(t, http.MethodPost, "/dev/idp/revoke", map[string]any{"agent_id": a["agent_id"]}, nil)
+	r.ExpectError(t, 401, "unauthenticated")
+	if msg, _ := r.Body["message"].(string); !strings.Contains(msg, "Revoking needs") {
+		t.Fatalf("revoke without credentials: %s", r.Raw)
+	}
+	// B (a known caller) asking to revoke A: not allowed, 403 (CONTRACT §1).
+	w.do(t, http.MethodPost, "/dev/idp/revoke", map[string]any{"agent_id": a["agent_id"]}, hb).ExpectError(t, 403, "permission_denied")
 	w.do(t, http.MethodPost, "/dev/idp/revoke", map[string]any{}, ha).ExpectError(t, 400, "invalid_request")
-	r := w.do(t, http.MethodPost, "/dev/idp/revoke", map[string]any{"agent_id": a["agent_id"]}, ha)
+	r = w.do(t, http.MethodPost, "/dev/idp/revoke", map[string]any{"agent_id": a["agent_id"]}, ha)
 	r.ExpectStatus(t, 200)
 	if r.Body["revoked_at"] == nil {
 		t.Fatalf("revoke must answer revoked_at: %s", r.Raw)

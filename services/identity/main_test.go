@@ -21,18 +21,23 @@ type world struct {
 	verifier *auth.Verifier
 }
 
-func newWorld(t testing.TB) *world {
+func newWorld(t testing.TB) *world { t.Helper(); return newLimitedWorld(t, testkit.Unlimited()) }
+
+// newLimitedWorld runs identity with the rate limits of settings over the
+// defaults (WORLD_RATE_LIMITS).
+func newLimitedWorld(t testing.TB, settings map[string]string) *world {
 	t.Helper()
 	kit := testkit.New(t)
 	ctx := kit.Ctx()
 	deps := kit.Deps(nil)
+	kit.SetLimits(&deps, settings)
 	dev, err := identity.OpenDevProvider(ctx, deps.DB, "emb")
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := auth.NewVerifier(auth.VerifierOptions{Provider: auth.Providers{kit.Provider, dev}, Prefix: "emb", Logger: kit.Logger})
 	v.Start(ctx)
-	deps.Auth = &auth.Middleware{Verifier: v, Replay: auth.NewReplayCache()}
+	deps.Auth = &auth.Middleware{Verifier: v, Replay: auth.NewReplayCache(), Limits: deps.Limits.Limiter}
 	deps.Citizens = nil
 	svc, err := identity.New(ctx, deps, identity.Options{DevProvider: dev})
 	if err != nil {

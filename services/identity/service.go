@@ -52,7 +52,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := s.app.RepairPending(ctx); err != nil {
 		return nil, err
 	}
-	s.handlers = &identityhttp.Handlers{App: s.app, Citizens: citizenSource{s.app}, Auth: deps.Auth, AmbassadorToken: deps.AmbassadorToken}
+	s.handlers = &identityhttp.Handlers{App: s.app, Citizens: citizenSource{s.app}, Auth: deps.Auth, AmbassadorToken: deps.AmbassadorToken, Limits: deps.Limits}
 	if opts.DevProvider != nil {
 		s.dev = &identityhttp.DevIDP{Provider: opts.DevProvider, Verifier: deps.Auth.Verifier, Auth: deps.Auth, Clock: deps.Clock, AmbassadorToken: deps.AmbassadorToken}
 	}

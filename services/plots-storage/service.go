@@ -72,7 +72,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		Service: Name, Group: Name, Topics: messages.Consumed, Brokers: deps.Brokers,
 		Ledger: events.NewLedger(deps.DB), Handler: s.onCitizen(dir), Logger: deps.Logger,
 	})
-	s.handlers = &plotshttp.Handlers{App: s.app, Auth: deps.Auth, Citizens: dir, AmbassadorToken: deps.AmbassadorToken}
+	s.handlers = &plotshttp.Handlers{App: s.app, Auth: deps.Auth, Citizens: dir, AmbassadorToken: deps.AmbassadorToken, Limits: deps.Limits}
 	return s, nil
 }
 

@@ -200,7 +200,9 @@ func TestStoragePermissions(t *testing.T) {
 
 	// Private by default: only the owner.
 	w.read(t, stranger.Headers(), id, "/private.md").ExpectError(t, 403, "permission_denied")
-	w.read(t, nil, id, "/private.md").ExpectError(t, 403, "permission_denied")
+	// No credentials is 401 (CONTRACT §1: 403 is a known caller who is not allowed).
+	w.read(t, nil, id, "/private.md").ExpectError(t, 401, "unauthenticated")
+	w.do(t, http.MethodGet, "/api/world/storage/list?plot_id="+id, nil, nil).ExpectError(t, 401, "unauthenticated")
 	w.do(t, http.MethodGet, "/api/world/storage/list?plot_id="+id, nil, stranger.Headers()).ExpectError(t, 403, "permission_denied")
 	w.write(t, stranger, id, "/x.md", []byte("x")).ExpectError(t, 403, "permission_denied")
 

@@ -78,7 +78,7 @@ func (d *DevIDP) revoke(c *fiber.Ctx) error {
 		return problem.Invalid("agent_id is required.", `Send {"agent_id": "<agent to revoke>"} with that agent's certificate or the ambassador token.`)
 	}
 	if !d.isAmbassador(c) {
-		p, err := d.Auth.Authenticate(c)
+		p, err := d.Auth.AuthenticateHeaders(c)
 		if err != nil {
 			return err
 		}

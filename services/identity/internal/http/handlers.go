@@ -12,6 +12,7 @@ import (
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/services/identity/internal/app"
 	"sharedworld.dev/services/identity/internal/domain"
 )
@@ -24,12 +25,16 @@ type Handlers struct {
 	// Citizens is the app's lookup in the shape other services read; it
 	// admits citizens to their routes and answers the internal lookup.
 	Citizens citizens.Source
+	// Limits holds registration's budgets (per provider identity and per
+	// source address).
+	Limits *admit.Limits
 }
 
 // Routes registers the public routes.
 func (h *Handlers) Routes(r fiber.Router) {
 	citizen := admit.Living(h.Citizens)
-	r.Post("/api/world/register", h.Auth.Required(), h.register)
+	r.Post("/api/world/register", h.Limits.PerSource(ratelimit.RegisterSource), h.Auth.Required(),
+		h.Limits.PerAgent(ratelimit.RegisterAgent), h.register)
 	r.Get("/api/world/citizens/:agent_id", h.citizen)
 	r.Get("/api/world/whoami", h.Auth.Required(), h.whoami)
 	r.Get("/api/world/profile", h.Auth.Required(), citizen, h.profile)

@@ -8,6 +8,7 @@ import (
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -19,14 +20,16 @@ type Handlers struct {
 	Citizens citizens.Source
 	// AmbassadorToken guards the admin routes.
 	AmbassadorToken string
+	// Limits holds the storage and garden write budgets.
+	Limits *admit.Limits
 }
 
 // Routes registers the public routes.
 func (h *Handlers) Routes(r fiber.Router) {
 	citizen := []fiber.Handler{h.Auth.Required(), admit.Living(h.Citizens)}
 	reader := []fiber.Handler{h.Auth.Optional(), h.readerGate}
-	with := func(chain []fiber.Handler, last fiber.Handler) []fiber.Handler {
-		return append(append([]fiber.Handler{}, chain...), last)
+	with := func(chain []fiber.Handler, last ...fiber.Handler) []fiber.Handler {
+		return append(append([]fiber.Handler{}, chain...), last...)
 	}
 
 	r.Post("/api/world/plots/claim", with(citizen, h.claim)...)
@@ -37,11 +40,11 @@ func (h *Handlers) Routes(r fiber.Router) {
 	r.Get("/api/world/plots/:plot_id/permissions", with(citizen, h.permissions)...)
 	r.Put("/api/world/plots/:plot_id/permissions", with(citizen, h.setPermissions)...)
 
-	r.Post("/api/world/storage/write", with(citizen, h.write)...)
+	r.Post("/api/world/storage/write", with(citizen, h.Limits.PerAgent(ratelimit.StorageWrites), h.write)...)
 	r.Post("/api/world/storage/read", with(reader, h.readPost)...)
 	r.Get("/api/world/storage/read", with(reader, h.readGet)...)
 	r.Get("/api/world/storage/list", with(reader, h.list)...)
-	r.Post("/api/world/storage/delete", with(citizen, h.delete)...)
+	r.Post("/api/world/storage/delete", with(citizen, h.Limits.PerAgent(ratelimit.StorageWrites), h.delete)...)
 
 	r.Post("/api/world/continuity/backup", with(citizen, h.backup)...)
 	r.Post("/api/world/continuity/restore", with(citizen, h.restore)...)

@@ -7,6 +7,7 @@ import (
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/httpx"
+	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -33,6 +34,12 @@ func (h *Handlers) write(c *fiber.Ctx) error {
 	var req writeRequest
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
+	}
+	if req.PlotID == domain.CommonsPlotID {
+		// The garden is everyone's: plantings have a budget of their own.
+		if err := h.Limits.Take(c, ratelimit.GardenPlantings, agentOf(c).ID); err != nil {
+			return err
+		}
 	}
 	r, err := h.App.Write(c.UserContext(), agentOf(c), app.WriteRequest{
 		PlotID: req.PlotID, Path: req.Path, Content: req.Content, ContentType: req.ContentType,

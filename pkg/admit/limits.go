@@ -1,0 +1,66 @@
+package admit
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/ratelimit"
+)
+
+// Limits puts the kit's rate limiter in front of routes. A nil *Limits
+// limits nothing.
+type Limits struct {
+	Limiter *ratelimit.Limiter
+	// SourceHeader, when set, names the header a trusted proxy puts the
+	// client address in (its first entry is the source); otherwise the
+	// source is the connection's address.
+	SourceHeader string
+}
+
+// PerAgent counts a request against rule for the authenticated agent (after
+// auth.Required; an anonymous request passes).
+func (l *Limits) PerAgent(rule string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p, ok := auth.PrincipalOf(c)
+		if !ok {
+			return c.Next()
+		}
+		if err := l.Take(c, rule, p.AgentID); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
+// PerSource counts a request against rule for its source address.
+func (l *Limits) PerSource(rule string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if err := l.Take(c, rule, l.Source(c)); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
+
+// Take counts one request of key under rule, or returns the 429.
+func (l *Limits) Take(c *fiber.Ctx, rule, key string) error {
+	if l == nil {
+		return nil
+	}
+	return l.Limiter.Allow(c.UserContext(), rule, key)
+}
+
+// Source is the request's client address.
+func (l *Limits) Source(c *fiber.Ctx) string {
+	if l != nil && l.SourceHeader != "" {
+		if v := c.Get(l.SourceHeader); v != "" {
+			first, _, _ := strings.Cut(v, ",")
+			if s := strings.TrimSpace(first); s != "" {
+				return s
+			}
+		}
+	}
+	return c.IP()
+}

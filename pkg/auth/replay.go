@@ -1,0 +1,89 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"sync"
+	"time"
+
+	"sharedworld.dev/pkg/problem"
+)
+
+// SignatureLedger records the first use of a request signature where every
+// replica of a service and every later start of it sees it.
+type SignatureLedger interface {
+	// FirstUse records key until expires and reports whether it was new;
+	// false means some process recorded it before.
+	FirstUse(ctx context.Context, key string, expires time.Time) (bool, error)
+}
+
+// ReplayCache decides that a request signature is accepted once. Its
+// in-process memory answers a replay to the same process at once; the
+// ledger, when there is one, makes the answer hold across replicas and
+// restarts.
+type ReplayCache struct {
+	ledger SignatureLedger
+	mu     sync.Mutex
+	seen   map[string]int64
+	last   time.Time
+}
+
+// NewReplayCache returns a cache that remembers in this process only.
+func NewReplayCache() *ReplayCache { return NewDurableReplayCache(nil) }
+
+// NewDurableReplayCache returns a cache whose first uses are recorded in
+// ledger (nil: in this process only).
+func NewDurableReplayCache(ledger SignatureLedger) *ReplayCache {
+	return &ReplayCache{ledger: ledger, seen: make(map[string]int64)}
+}
+
+// firstUse records (agent, t, nonce, sig) and reports whether it was new.
+func (r *ReplayCache) firstUse(ctx context.Context, agentID string, rs RequestSignature, now time.Time) (bool, error) {
+	key := agentID + "|" + strconv.FormatInt(rs.T, 10) + "|" + rs.Nonce + "|" + encodeStd(rs.Sig)
+	if !r.remember(key, rs.T, now) {
+		return false, nil
+	}
+	if r.ledger == nil {
+		return true, nil
+	}
+	sum := sha256.Sum256([]byte(key))
+	// A signature stops verifying SignatureWindow after its t; the ledger
+	// may forget it then.
+	expires := time.Unix(rs.T, 0).Add(SignatureWindow + time.Second)
+	first, err := r.ledger.FirstUse(ctx, hex.EncodeToString(sum[:]), expires)
+	if err != nil {
+		// Not recorded anywhere: let the same signature be tried again.
+		r.forget(key)
+		return false, problem.Unavailable("The request signature could not be recorded as used.", "Retry in a few seconds; nothing was done.")
+	}
+	return first, nil
+}
+
+// remember puts key in memory and reports whether it was new there; it
+// drops entries older than the window once a minute.
+func (r *ReplayCache) remember(key string, t int64, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if now.Sub(r.last) > time.Minute {
+		cutoff := now.Add(-SignatureWindow).Unix()
+		for k, t := range r.seen {
+			if t < cutoff {
+				delete(r.seen, k)
+			}
+		}
+		r.last = now
+	}
+	if _, dup := r.seen[key]; dup {
+		return false
+	}
+	r.seen[key] = t
+	return true
+}
+
+func (r *ReplayCache) forget(key string) {
+	r.mu.Lock()
+	delete(r.seen, key)
+	r.mu.Unlock()
+}
