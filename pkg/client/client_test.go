@@ -159,7 +159,7 @@ func TestSignaturesVerifyWithTheWorldsAuth(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := auth.VerifyRequest(cert, rs, c.Method(), string(c.Request().RequestURI()), c.Body(), replay, time.Now()); err != nil {
+		if err := auth.VerifyRequest(c.UserContext(), cert, rs, c.Method(), string(c.Request().RequestURI()), c.Body(), replay, time.Now()); err != nil {
 			return err
 		}
 		mu.Lock()
