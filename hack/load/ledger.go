@@ -13,10 +13,10 @@ type Ledger struct {
 	feed map[string]map[string]int
 	// Counters of acknowledged writes the feed does not show.
 	Citizens, Claims, Tickets, Planted, Votes, Proposals int
-	Upvotes                                            map[string]int // ticket → acknowledged upvotes
-	Sent                                               map[string]int // agent → messages acknowledged
-	Files                                              map[string]map[string]bool
-	Posts                                              map[string]map[string]bool // channel → post ids
+	Upvotes                                              map[string]int // ticket → acknowledged upvotes
+	Sent                                                 map[string]int // agent → messages acknowledged
+	Files                                                map[string]map[string]bool
+	Posts                                                map[string]map[string]bool // channel → post ids
 
 	citizens  []*citizen
 	tickets   []ticketRef
