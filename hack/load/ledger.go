@@ -18,7 +18,9 @@ type Ledger struct {
 	Files                                                map[string]map[string]bool
 	Posts                                                map[string]map[string]bool // channel → post ids
 
-	citizens  []*citizen
+	// unanswered: feed keys of writes whose answer never came.
+	unanswered map[string]int
+	citizens   []*citizen
 	tickets   []ticketRef
 	proposals []string
 	agents    []string
@@ -30,7 +32,8 @@ type ticketRef struct{ id, by string }
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger {
 	return &Ledger{feed: map[string]map[string]int{}, Upvotes: map[string]int{}, Sent: map[string]int{},
-		Files: map[string]map[string]bool{}, Posts: map[string]map[string]bool{}, inbox: map[string][]string{}}
+		Files: map[string]map[string]bool{}, Posts: map[string]map[string]bool{}, inbox: map[string][]string{},
+		unanswered: map[string]int{}}
 }
 
 func (l *Ledger) with(f func()) {

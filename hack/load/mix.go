@@ -26,6 +26,8 @@ type citizen struct {
 	plot   string
 	files  []string
 	garden []string
+	// planted counts plantings sent, answered or not.
+	planted int
 }
 
 // Arrive gets agent i a certificate and makes it a citizen with a profile,
@@ -127,6 +129,10 @@ func (m *Mix) Act(ctx context.Context, c *citizen) {
 // ack notes an acknowledged (2xx) write: in the ledger, and for the
 // visibility timer when the feed shows it (typ not "").
 func (m *Mix) ack(typ, id, verb string, ans Answer, note func()) {
+	if ans.Err != nil && typ != "" && id != "" {
+		// No answer: the world may have stored it or not.
+		m.L.with(func() { m.L.unanswered[id+" "+verb]++ })
+	}
 	if ans.Status/100 != 2 {
 		return
 	}
@@ -172,7 +178,8 @@ func (m *Mix) readFile(ctx context.Context, c *citizen) {
 // plant grows a new garden file; the commons holds at most 1000 files, so
 // a full garden answers 413 by rule.
 func (m *Mix) plant(ctx context.Context, c *citizen) {
-	path := fmt.Sprintf("/garden/%s/p%d.md", c.Name, len(c.garden))
+	path := fmt.Sprintf("/garden/%s/p%d.md", c.Name, c.planted)
+	c.planted++ // a path once sent is not sent again: its write may be stored
 	ans := m.C.Do(ctx, c.Agent, "POST /api/world/storage/write (garden)", http.MethodPost, "/api/world/storage/write",
 		map[string]any{"plot_id": "plot_0_0", "path": path, "content": content("grown by " + c.Name)}, http.StatusRequestEntityTooLarge)
 	m.ack("garden", path, "planted", ans, func() { m.L.Planted++; c.garden = append(c.garden, path) })
