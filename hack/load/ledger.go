@@ -21,10 +21,10 @@ type Ledger struct {
 	// unanswered: feed keys of writes whose answer never came.
 	unanswered map[string]int
 	citizens   []*citizen
-	tickets   []ticketRef
-	proposals []string
-	agents    []string
-	inbox     map[string][]string // agent → message ids sent to it
+	tickets    []ticketRef
+	proposals  []string
+	agents     []string
+	inbox      map[string][]string // agent → message ids sent to it
 }
 
 type ticketRef struct{ id, by string }

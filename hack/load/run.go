@@ -29,6 +29,10 @@ type Config struct {
 	Tag string
 	// Logf reports progress (nil: silent).
 	Logf func(format string, args ...any)
+	// OnMix, when set, is called as the mix starts (after arrival) and
+	// returns what to call when it ends (before the settle and the check),
+	// so that a soak samples the mix alone.
+	OnMix func() (end func())
 }
 
 // Result is what a run measured.
@@ -127,8 +131,13 @@ func Run(ctx context.Context, c *Client, cfg Config) (*Result, error) {
 	logf("%d of %d agents arrived in %.1fs; the mix runs for %v", res.Arrived, cfg.Agents, res.Arrival.Seconds(), cfg.Duration)
 	mixAt := time.Now()
 	deadline.Store(mixAt.Add(cfg.Duration).UnixNano())
+	end := func() {}
+	if cfg.OnMix != nil {
+		end = cfg.OnMix()
+	}
 	close(mixStart)
 	wg.Wait()
+	end()
 	res.Elapsed = time.Since(mixAt)
 
 	settle := time.Now().Add(cfg.Settle)
