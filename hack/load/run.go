@@ -46,6 +46,7 @@ type Result struct {
 	Elapsed   time.Duration // the mix after arrival
 	Streamed  atomic.Int64  // items the extra followers read
 	Check     *Check
+	base      baseline
 	StreamErr error
 }
 
@@ -147,6 +148,7 @@ func Run(ctx context.Context, c *Client, cfg Config) (*Result, error) {
 	stopStreams()
 	streamWG.Wait()
 	logf("mix done: %d actions in %.1fs; %d writes not yet seen on the live feed", res.Actions.Load(), res.Elapsed.Seconds(), res.Vis.Pending())
+	res.base = base
 	res.Check, err = Verify(ctx, c, res.Ledger, base, cfg.Settle)
 	return res, err
 }
