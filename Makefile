@@ -54,7 +54,7 @@ fault:
 ## load: AGENTS simulated agents (default 100), each with its own
 ## certificate and signed requests, drive a fresh local runner with the
 ## realistic mix for DURATION (default 30s), acting about once every THINK
-## (default 1s); prints per route requests, refusals by rule, errors and
+## (default 1s), arriving 20 a second; prints per route requests, refusals by rule, errors and
 ## p50/p90/p99/max, the write → visible on the feed latency, and checks
 ## every acknowledged write; exits 1 on any error or missing write.
 ## RUNNER_ENV="K=V ..." passes settings (such as rate limits) to the runner;

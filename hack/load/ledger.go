@@ -18,6 +18,10 @@ type Ledger struct {
 	Files                                                map[string]map[string]bool
 	Posts                                                map[string]map[string]bool // channel → post ids
 
+	// Unanswered counts writes whose answer never came (a client timeout)
+	// by feed type and verb ("citizen", "gardenplanted", ...): the world
+	// may have stored them or not.
+	Unanswered map[string]int
 	// unanswered: feed keys of writes whose answer never came.
 	unanswered map[string]int
 	citizens   []*citizen
@@ -33,7 +37,7 @@ type ticketRef struct{ id, by string }
 func NewLedger() *Ledger {
 	return &Ledger{feed: map[string]map[string]int{}, Upvotes: map[string]int{}, Sent: map[string]int{},
 		Files: map[string]map[string]bool{}, Posts: map[string]map[string]bool{}, inbox: map[string][]string{},
-		unanswered: map[string]int{}}
+		unanswered: map[string]int{}, Unanswered: map[string]int{}}
 }
 
 func (l *Ledger) with(f func()) {

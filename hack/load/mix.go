@@ -40,10 +40,10 @@ func (m *Mix) Arrive(ctx context.Context, i int) *citizen {
 	}
 	c := &citizen{Agent: a, i: i, rng: rand.New(rand.NewPCG(uint64(i), 7))}
 	ans = m.C.Do(ctx, a, "POST /api/world/register", http.MethodPost, "/api/world/register", map[string]any{"name": name})
+	m.ack("citizen", a.ID, "", ans, func() { m.L.Citizens++; m.L.agents = append(m.L.agents, a.ID) })
 	if ans.Status != http.StatusCreated {
 		return nil
 	}
-	m.ack("citizen", a.ID, "", ans, func() { m.L.Citizens++; m.L.agents = append(m.L.agents, a.ID) })
 	m.C.Do(ctx, a, "PUT /api/world/profile", http.MethodPut, "/api/world/profile", map[string]any{
 		"directory_visible": true, "directory_bio": "A load agent, number " + fmt.Sprint(i),
 		"interests": []string{interests[i%len(interests)]}})
@@ -129,9 +129,12 @@ func (m *Mix) Act(ctx context.Context, c *citizen) {
 // ack notes an acknowledged (2xx) write: in the ledger, and for the
 // visibility timer when the feed shows it (typ not "").
 func (m *Mix) ack(typ, id, verb string, ans Answer, note func()) {
-	if ans.Err != nil && typ != "" && id != "" {
+	if ans.Err != nil && typ != "" {
 		// No answer: the world may have stored it or not.
-		m.L.with(func() { m.L.unanswered[id+" "+verb]++ })
+		m.L.with(func() {
+			m.L.unanswered[id+" "+verb]++
+			m.L.Unanswered[typ+verb]++
+		})
 	}
 	if ans.Status/100 != 2 {
 		return

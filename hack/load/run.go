@@ -25,6 +25,8 @@ type Config struct {
 	Followers int
 	// Settle bounds the wait for the feed to show every acknowledged write.
 	Settle time.Duration
+	// Ramp spreads the agents' arrivals evenly over this long (0: all at once).
+	Ramp time.Duration
 	// Tag keeps the names of two runs on one world apart.
 	Tag string
 	// Logf reports progress (nil: silent).
@@ -101,6 +103,7 @@ func Run(ctx context.Context, c *Client, cfg Config) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			time.Sleep(cfg.Ramp * time.Duration(i) / time.Duration(cfg.Agents))
 			cz := m.Arrive(ctx, i)
 			arrivedWG.Done()
 			if cz == nil {

@@ -46,6 +46,7 @@ func (s *Setup) Flags(fs *flag.FlagSet, def Config) {
 	fs.Var(&s.RunnerEnv, "runner-env", "KEY=VALUE added to the fresh runner's environment (repeatable), e.g. its rate limits")
 	fs.IntVar(&s.Config.Agents, "agents", def.Agents, "simulated agents, each with its own certificate")
 	fs.DurationVar(&s.Config.Duration, "duration", def.Duration, "how long the mix runs once the agents have arrived")
+	fs.DurationVar(&s.Config.Ramp, "ramp", def.Ramp, "spread the agents' arrivals over this long (-1s: 50 ms per agent, 20 arrivals a second)")
 	fs.IntVar(&s.Config.Actions, "actions", def.Actions, "at most this many actions per agent (0: only -duration bounds them)")
 	fs.Float64Var(&s.Config.Rate, "rate", def.Rate, "actions per second over all agents (0: each agent acts as soon as its last answer came, after -think)")
 	fs.DurationVar(&s.Config.Think, "think", def.Think, "pause between an agent's actions when -rate is 0")
@@ -57,6 +58,9 @@ func (s *Setup) Flags(fs *flag.FlagSet, def Config) {
 // Open checks the URL, or builds and starts a fresh runner, and returns a
 // client for it; Close stops what Open started.
 func (s *Setup) Open(ctx context.Context, logf func(string, ...any)) (*Client, error) {
+	if s.Config.Ramp < 0 {
+		s.Config.Ramp = time.Duration(s.Config.Agents) * 50 * time.Millisecond
+	}
 	if s.Config.Followers < 0 {
 		s.Config.Followers = s.Config.Agents / 10
 	}

@@ -26,7 +26,7 @@ import (
 
 func main() {
 	var s load.Setup
-	s.Flags(flag.CommandLine, load.Config{Agents: 100, Duration: 30 * time.Second, Followers: -1, Settle: 30 * time.Second})
+	s.Flags(flag.CommandLine, load.Config{Agents: 100, Duration: 30 * time.Second, Followers: -1, Ramp: -time.Second, Settle: 30 * time.Second})
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -27,7 +27,7 @@ import (
 
 func main() {
 	var s load.Setup
-	s.Flags(flag.CommandLine, load.Config{Agents: 50, Duration: 10 * time.Minute, Rate: 25, Followers: -1, Settle: 60 * time.Second})
+	s.Flags(flag.CommandLine, load.Config{Agents: 50, Duration: 10 * time.Minute, Rate: 25, Followers: -1, Ramp: -time.Second, Settle: 60 * time.Second})
 	every := flag.Duration("sample", 0, "sampling interval (0: 5 s, or a 30th of -duration when that is shorter)")
 	ratio := flag.Float64("growth", 0.10, "how much the last third's max may exceed the middle third's, as a fraction")
 	rssSlack := flag.Int64("rss-slack", 16<<20, "absolute slack on RSS growth, bytes")
