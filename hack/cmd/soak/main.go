@@ -142,7 +142,7 @@ func run(ctx context.Context, s *load.Setup, o opts, logf func(string, ...any)) 
 			fmt.Printf("  %-14s not measured: %v\n", r.Name, r.Err)
 			continue
 		}
-		fmt.Printf("  %-14s %9s  (alone, against an embedded FerretDB and broker in another process)\n", r.Name, load.MiB(float64(r.RSS)))
+		fmt.Printf("  %-14s %9s  (alone; its FerretDB and broker run in the soak process)\n", r.Name, load.MiB(float64(r.RSS)))
 	}
 	return ok, nil
 }
