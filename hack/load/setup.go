@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"sharedworld.dev/hack/crash"
@@ -110,6 +112,28 @@ func (s *Setup) Close() {
 	}
 }
 
+// Unsolicited counts the answers the world sent on idle keep-alive
+// connections without a request (net/http logs each as "Unsolicited
+// response received on idle HTTP channel"): a server that times out an idle
+// connection with an answer instead of closing it. The commands install
+// IdleAnswers with log.SetOutput; Print reports it.
+type Unsolicited struct {
+	N    atomic.Int64
+	Last atomic.Value // string
+}
+
+func (u *Unsolicited) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("Unsolicited response")) {
+		u.N.Add(1)
+		u.Last.Store(string(p))
+		return len(p), nil
+	}
+	return os.Stderr.Write(p)
+}
+
+// IdleAnswers counts the unsolicited answers of this process's clients.
+var IdleAnswers Unsolicited
+
 // Print writes the run's report and reports whether it passed: no error,
 // no unexpected answer, every acknowledged write seen on the live feed and
 // accounted for by the services and the bulletin.
@@ -125,6 +149,10 @@ func Print(w io.Writer, cfg Config, res *Result) bool {
 	fmt.Fprintln(w, "\nevery acknowledged write, as the world shows it:")
 	for _, l := range res.Check.Lines {
 		fmt.Fprintln(w, "  "+l)
+	}
+	if n := IdleAnswers.N.Load(); n > 0 {
+		last, _ := IdleAnswers.Last.Load().(string)
+		fmt.Fprintf(w, "\n%d answers arrived on idle keep-alive connections without a request (not counted as errors), the last:\n  %s", n, last)
 	}
 	ok := t.Errors == 0 && t.Unexpected == 0 && res.Check.OK && res.Vis.Pending() == 0 && res.Arrived == cfg.Agents
 	if errs := res.Rec.Errors(); len(errs) > 0 {

@@ -17,6 +17,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log"
 	"os"
 	"os/signal"
 	"time"
@@ -28,6 +29,7 @@ func main() {
 	var s load.Setup
 	s.Flags(flag.CommandLine, load.Config{Agents: 100, Duration: 30 * time.Second, Followers: -1, Ramp: -time.Second, Settle: 30 * time.Second})
 	flag.Parse()
+	log.SetOutput(&load.IdleAnswers)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()

@@ -15,6 +15,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -37,6 +38,7 @@ func main() {
 	pid := flag.Int("pid", 0, "with -url: the world's process id to sample")
 	dataDir := flag.String("data-dir", "", "with -url: the world's data directory (its database size is sampled)")
 	flag.Parse()
+	log.SetOutput(&load.IdleAnswers)
 	if *every == 0 {
 		*every = min(5*time.Second, max(time.Second, s.Config.Duration/30))
 	}
