@@ -20,7 +20,8 @@ type Sample struct {
 	RSS        int64         // bytes
 	Goroutines int
 	FDs        int
-	DBBytes    int64 // the embedded database's files
+	DBBytes    int64 // the embedded database's files, write-ahead logs included
+	WALBytes   int64 // of which SQLite write-ahead logs (*-wal)
 }
 
 // Probe reads a process's resources: RSS and open fds from /proc, the
@@ -51,7 +52,7 @@ func (p Probe) Read(ctx context.Context) (Sample, error) {
 		}
 	}
 	if p.DBDir != "" {
-		s.DBBytes = dirSize(p.DBDir)
+		s.DBBytes, s.WALBytes = dirSize(p.DBDir)
 	}
 	return s, nil
 }
@@ -96,17 +97,19 @@ func goroutines(ctx context.Context, c *http.Client, url string) (int, error) {
 	return 0, fmt.Errorf("%s has no go_goroutines", url)
 }
 
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+func dirSize(dir string) (all, wal int64) {
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if info, err := d.Info(); err == nil {
-				n += info.Size()
+				all += info.Size()
+				if strings.HasSuffix(path, "-wal") {
+					wal += info.Size()
+				}
 			}
 		}
 		return nil
 	})
-	return n
+	return all, wal
 }
 
 // Growth is the soak's rule against unbounded growth: split the samples

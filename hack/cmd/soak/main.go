@@ -104,10 +104,10 @@ func run(ctx context.Context, s *load.Setup, o opts, logf func(string, ...any)) 
 	}
 	ok := load.Print(os.Stdout, cfg, res)
 
-	fmt.Printf("\nsamples every %v (t, RSS, goroutines, fds, database):\n", o.every)
+	fmt.Printf("\nsamples every %v (t, RSS, goroutines, fds, database of which write-ahead logs):\n", o.every)
 	var rss, gor, fds, db []float64
 	for _, x := range series {
-		fmt.Printf("  %7.1fs  %9s  %6d  %5d  %9s\n", x.At.Seconds(), load.MiB(float64(x.RSS)), x.Goroutines, x.FDs, load.MiB(float64(x.DBBytes)))
+		fmt.Printf("  %7.1fs  %9s  %6d  %5d  %9s  %9s\n", x.At.Seconds(), load.MiB(float64(x.RSS)), x.Goroutines, x.FDs, load.MiB(float64(x.DBBytes)), load.MiB(float64(x.WALBytes)))
 		rss, gor = append(rss, float64(x.RSS)), append(gor, float64(x.Goroutines))
 		fds, db = append(fds, float64(x.FDs)), append(db, float64(x.DBBytes))
 	}
