@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared fuzz lint vet fmt bench bench-embedded build generate fault
+.PHONY: run test test-embedded test-shared fuzz lint vet fmt bench bench-embedded build generate fault load soak
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -55,6 +55,36 @@ bench-embedded:
 ## and projected counts per kind (flags: go run ./hack/cmd/crashtest -help)
 fault:
 	go run ./hack/cmd/crashtest $(FAULT_FLAGS)
+
+## load: AGENTS simulated agents (default 100), each with its own
+## certificate and signed requests, drive a fresh local runner with the
+## realistic mix for DURATION (default 30s), acting about once every THINK
+## (default 1s), arriving 20 a second; prints per route requests, refusals by rule, errors and
+## p50/p90/p99/max, the write → visible on the feed latency, and checks
+## every acknowledged write; exits 1 on any error or missing write.
+## RUNNER_ENV="K=V ..." passes settings (such as rate limits) to the runner;
+## LOAD_FLAGS= more flags (go run ./hack/cmd/load -help)
+AGENTS ?= 100
+DURATION ?= 30s
+THINK ?= 1s
+RUNNER_ENV ?=
+load:
+	go run ./hack/cmd/load -agents $(AGENTS) -duration $(DURATION) -think $(THINK) \
+		$(foreach e,$(RUNNER_ENV),-runner-env $(e)) $(LOAD_FLAGS)
+
+## soak: the same mix at a steady SOAK_RATE actions/s (default 25) from
+## SOAK_AGENTS agents (default 50) for SOAK_DURATION (default 10m; 60s for
+## a short run), sampling the runner's RSS, goroutines, fds and database
+## size; fails when RSS or goroutines grow without bound (last third's max
+## above the middle third's max by more than 10 % plus a small slack).
+## Reports idle RSS of the runner and of each service binary that
+## `make build` put in ./bin
+SOAK_DURATION ?= 10m
+SOAK_AGENTS ?= 50
+SOAK_RATE ?= 25
+soak:
+	go run ./hack/cmd/soak -agents $(SOAK_AGENTS) -duration $(SOAK_DURATION) -rate $(SOAK_RATE) \
+		$(foreach e,$(RUNNER_ENV),-runner-env $(e)) $(SOAK_FLAGS)
 
 .PHONY: images chart-files test-k8s operator-generate
 

@@ -38,6 +38,9 @@ type Runner struct {
 	Bin, DataDir, Token string
 	// Log receives the child's output (nil: discarded).
 	Log *os.File
+	// Env adds KEY=VALUE settings to the child's environment (after the
+	// runner's own, so they win).
+	Env []string
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -55,6 +58,7 @@ func (r *Runner) Start(ctx context.Context) error {
 	cmd := exec.Command(r.Bin)
 	cmd.Env = append(os.Environ(), "WORLD_ADDR="+addr, "WORLD_DATA_DIR="+r.DataDir,
 		"WORLD_AMBASSADOR_TOKEN="+r.Token, "WORLD_LOG_LEVEL=warn", "WORLD_RATE_LIMITS="+unlimited)
+	cmd.Env = append(cmd.Env, r.Env...)
 	if r.Log != nil {
 		cmd.Stdout, cmd.Stderr = r.Log, r.Log
 	}
@@ -84,6 +88,14 @@ func (r *Runner) Start(ctx context.Context) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// Pid is the running process's id (0 when it is not running).
+func (r *Runner) Pid() int {
+	if r.cmd == nil {
+		return 0
+	}
+	return r.cmd.Process.Pid
 }
 
 // Kill sends SIGKILL to the runner's process group and waits for it to die.
