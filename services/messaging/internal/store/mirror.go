@@ -31,22 +31,22 @@ import (
 // store of the database as the Mirror is; walks of small ranges cannot
 // drift.
 type mirrors struct {
-	messages     *mongox.Mirror[messageDoc]
-	byRecipient  newestOrder[messageDoc]
-	bySender     newestOrder[messageDoc]
-	personals    *mongox.Mirror[personalDoc]
-	personalsAll newestOrder[personalDoc]
-	unread       newestOrder[personalDoc]
-	posts        *mongox.Mirror[postDoc]
-	byChannel    map[string]newestOrder[postDoc]
-	byAuthor     *mongox.Order[postDoc]
-	inbox        *mongox.Mirror[inboxDoc]
-	inboxAll     newestOrder[inboxDoc]
+	messages      *mongox.Mirror[messageDoc]
+	byRecipient   newestOrder[messageDoc]
+	bySender      newestOrder[messageDoc]
+	personals     *mongox.Mirror[personalDoc]
+	personalsAll  newestOrder[personalDoc]
+	unread        newestOrder[personalDoc]
+	posts         *mongox.Mirror[postDoc]
+	byChannel     map[string]newestOrder[postDoc]
+	byAuthor      *mongox.Order[postDoc]
+	inbox         *mongox.Mirror[inboxDoc]
+	inboxAll      newestOrder[inboxDoc]
 	inboxBySender newestOrder[inboxDoc]
-	backlog      *mongox.Order[inboxDoc]
-	broadcasts   *broadcastMirror
-	reads        *mongox.Mirror[readStateDoc]
-	stewards     *mongox.Mirror[stewardDoc]
+	backlog       *mongox.Order[inboxDoc]
+	broadcasts    *broadcastMirror
+	reads         *mongox.Mirror[readStateDoc]
+	stewards      *mongox.Mirror[stewardDoc]
 }
 
 func mirrorsOf(db *mongox.DB) *mirrors {
