@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -124,27 +126,30 @@ func written[R any](m *mongox.Mirror[R]) func(id string, d *R) {
 	}
 }
 
-// load fills each copy with one scan of its collection (outboxes left out).
+// load fills each copy with one scan of its collection (outboxes left
+// out), the collections side by side: FerretDB decodes a scan on one core,
+// and the messages and their notifications are most of the rows.
 func (m *mirrors) load(ctx context.Context, s *Store) error {
-	if err := loadMirror(ctx, m.messages, s.messages.Collection()); err != nil {
-		return err
+	loads := []func() error{
+		func() error { return loadMirror(ctx, m.messages, s.messages.Collection()) },
+		func() error { return loadMirror(ctx, m.personals, s.personals.Collection()) },
+		func() error { return loadMirror(ctx, m.posts, s.posts.Collection()) },
+		func() error { return loadMirror(ctx, m.inbox, s.inbox.Collection()) },
+		func() error { return loadMirror(ctx, m.broadcasts.Mirror, s.broadcasts.Collection()) },
+		func() error { return loadMirror(ctx, m.reads, s.reads.Collection()) },
+		func() error { return loadMirror(ctx, m.stewards, s.stewards) },
 	}
-	if err := loadMirror(ctx, m.personals, s.personals.Collection()); err != nil {
-		return err
+	errs := make([]error, len(loads))
+	var wg sync.WaitGroup
+	for i, load := range loads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = load()
+		}()
 	}
-	if err := loadMirror(ctx, m.posts, s.posts.Collection()); err != nil {
-		return err
-	}
-	if err := loadMirror(ctx, m.inbox, s.inbox.Collection()); err != nil {
-		return err
-	}
-	if err := loadMirror(ctx, m.broadcasts.Mirror, s.broadcasts.Collection()); err != nil {
-		return err
-	}
-	if err := loadMirror(ctx, m.reads, s.reads.Collection()); err != nil {
-		return err
-	}
-	return loadMirror(ctx, m.stewards, s.stewards)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func loadMirror[R any](ctx context.Context, m *mongox.Mirror[R], coll *mongo.Collection) error {
