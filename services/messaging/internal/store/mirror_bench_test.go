@@ -78,12 +78,16 @@ func BenchmarkListPage(b *testing.B) {
 			return n(s.Messages().List(ctx, benchHeavy, domain.BoxInbox, &domain.Position{At: base.Add(50_000 * time.Second), ID: "msg_~"}, benchPage))
 		}},
 		{"messages_heavy_count", func(s *Store) (int, error) { return one(s.Messages().Count(ctx, benchHeavy, domain.BoxInbox)) }},
-		{"notifications", func(s *Store) (int, error) { return n(s.Notifications().Personals(ctx, benchHeavy, nil, nil, benchPage)) }},
+		{"notifications", func(s *Store) (int, error) {
+			return n(s.Notifications().Personals(ctx, benchHeavy, nil, nil, benchPage))
+		}},
 		{"notifications_unread", func(s *Store) (int, error) {
 			return n(s.Notifications().Personals(ctx, benchHeavy, &unreadAfter, nil, benchPage))
 		}},
 		{"notifications_unread_count", func(s *Store) (int, error) { return one(s.Notifications().UnreadPersonals(ctx, who, unreadAfter)) }},
-		{"broadcasts", func(s *Store) (int, error) { return n(s.Notifications().Broadcasts(ctx, 100, []int64{990, 995}, nil, benchPage)) }},
+		{"broadcasts", func(s *Store) (int, error) {
+			return n(s.Notifications().Broadcasts(ctx, 100, []int64{990, 995}, nil, benchPage))
+		}},
 		{"broadcasts_latest_seq", func(s *Store) (int, error) { return one(s.Notifications().LatestSeq(ctx)) }},
 		{"broadcasts_joined_seq", func(s *Store) (int, error) { return one(s.Notifications().JoinedSeq(ctx, base.Add(500*time.Minute))) }},
 		{"read_state", func(s *Store) (int, error) {
