@@ -162,7 +162,7 @@ func seedWorld(b *testing.B, ctx context.Context, db *mongox.DB) {
 	})
 	insert("notifications", benchMessages, func(i int) bson.M {
 		var readAt any
-		if i%10 < 3 {
+		if i%100 < 30 {
 			readAt = base.Add(time.Duration(i+60) * time.Second)
 		}
 		return bson.M{"_id": fmt.Sprintf("ntf_%08d", i), "agent_id": to(i), "key": fmt.Sprintf("message:msg_%08d", i), "kind": "message",
