@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/messaging/internal/domain"
@@ -100,7 +101,7 @@ func (r notificationRepo) AddBroadcast(ctx context.Context, b domain.Broadcast) 
 		if err != nil {
 			return false, err
 		}
-		d, err := r.s.broadcasts.Create(ctx, domain.NotificationPrefix, func(id string) (broadcastDoc, []events.Event, error) {
+		_, err = r.s.broadcasts.Create(ctx, domain.NotificationPrefix, func(id string) (broadcastDoc, []events.Event, error) {
 			return broadcastDoc{ID: id, Key: b.Key, Kind: string(b.Kind), Title: b.Title, PostID: b.PostID, RefID: b.RefID,
 				CreatedAt: b.CreatedAt, Seq: latest + 1}, nil, nil
 		})
@@ -110,17 +111,14 @@ func (r notificationRepo) AddBroadcast(ctx context.Context, b domain.Broadcast) 
 		if err != nil {
 			return false, fmt.Errorf("store broadcast: %w", err)
 		}
-		if r.s.memory != nil {
-			r.s.memory.put(d.domain())
-		}
 		return true, nil
 	}
 	return false, domain.ErrBusy
 }
 
 func (r notificationRepo) keyExists(ctx context.Context, coll *mongo.Collection, key string) (bool, error) {
-	if r.s.memory != nil {
-		return r.s.memory.has(key), nil
+	if m := r.s.mirror; m != nil {
+		return m.broadcasts.hasKey(key), nil
 	}
 	err := coll.FindOne(ctx, bson.M{"key": key}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
 	if errors.Is(err, mongo.ErrNoDocuments) {
@@ -141,20 +139,27 @@ func (r notificationRepo) seqOf(ctx context.Context, filter bson.M, sort bson.D)
 }
 
 func (r notificationRepo) LatestSeq(ctx context.Context) (int64, error) {
-	if r.s.memory != nil {
-		return r.s.memory.latest(), nil
+	if m := r.s.mirror; m != nil {
+		return m.broadcasts.latest(), nil
 	}
 	return r.seqOf(ctx, bson.M{}, bson.D{{Key: "seq", Value: -1}})
 }
 
 func (r notificationRepo) JoinedSeq(ctx context.Context, t time.Time) (int64, error) {
-	if r.s.memory != nil {
-		return r.s.memory.joined(t), nil
+	if m := r.s.mirror; m != nil {
+		return m.broadcasts.joined(t), nil
 	}
 	return r.seqOf(ctx, bson.M{"created_at": bson.M{"$lt": t}}, newestSort("created_at"))
 }
 
 func (r notificationRepo) Broadcast(ctx context.Context, id string) (domain.Broadcast, bool, error) {
+	if m := r.s.mirror; m != nil {
+		d, ok := m.broadcasts.Get(id)
+		if !ok {
+			return domain.Broadcast{}, false, nil
+		}
+		return d.domain(), true, nil
+	}
 	d, err := r.s.broadcasts.Get(ctx, id)
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.Broadcast{}, false, nil
@@ -166,8 +171,8 @@ func (r notificationRepo) Broadcast(ctx context.Context, id string) (domain.Broa
 }
 
 func (r notificationRepo) Broadcasts(ctx context.Context, from int64, skip []int64, after *domain.Position, limit int) ([]domain.Broadcast, error) {
-	if r.s.memory != nil {
-		return r.s.memory.page(from, skip, after, limit), nil
+	if m := r.s.mirror; m != nil {
+		return m.broadcasts.page(from, skip, after, limit, r.s.bySeqUpTo), nil
 	}
 	seq := bson.M{"$gt": from}
 	if len(skip) > 0 {
@@ -198,6 +203,13 @@ func (r notificationRepo) AddPersonal(ctx context.Context, build func(id string)
 }
 
 func (r notificationRepo) Personal(ctx context.Context, id string) (domain.Personal, bool, error) {
+	if m := r.s.mirror; m != nil {
+		d, ok := m.personals.Get(id)
+		if !ok {
+			return domain.Personal{}, false, nil
+		}
+		return d.domain(), true, nil
+	}
 	d, err := r.s.personals.Get(ctx, id)
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.Personal{}, false, nil
@@ -239,7 +251,24 @@ func unreadFilter(agentID string, after time.Time) bson.M {
 	return f
 }
 
+// madeAfter accepts the notifications made after t (every one when t is
+// zero), as unreadFilter does; newest first, it refuses every one after
+// the first it refuses.
+func madeAfter(t time.Time) func(*personalDoc) bool {
+	if t.IsZero() {
+		return nil
+	}
+	t = clock.Stored(t)
+	return func(d *personalDoc) bool { return d.CreatedAt.After(t) }
+}
+
 func (r notificationRepo) Personals(ctx context.Context, agentID string, unreadAfter *time.Time, after *domain.Position, limit int) ([]domain.Personal, error) {
+	if m := r.s.mirror; m != nil {
+		if unreadAfter == nil {
+			return page(m.personalsAll, agentID, after, limit, nil, (*personalDoc).domain), nil
+		}
+		return page(m.unread, agentID, after, limit, madeAfter(*unreadAfter), (*personalDoc).domain), nil
+	}
 	filter := bson.M{"agent_id": agentID}
 	if unreadAfter != nil {
 		filter = unreadFilter(agentID, *unreadAfter)
@@ -257,10 +286,20 @@ func (r notificationRepo) Personals(ctx context.Context, agentID string, unreadA
 }
 
 func (r notificationRepo) UnreadPersonals(ctx context.Context, agentID string, after time.Time) (int64, error) {
+	if m := r.s.mirror; m != nil {
+		return count(m.unread, agentID, madeAfter(after)), nil
+	}
 	return r.s.personals.Collection().CountDocuments(ctx, unreadFilter(agentID, after))
 }
 
 func (r notificationRepo) ReadState(ctx context.Context, agentID string) (domain.ReadState, error) {
+	if m := r.s.mirror; m != nil {
+		d, ok := m.reads.Get(agentID)
+		if !ok {
+			return domain.ReadState{AgentID: agentID}, nil
+		}
+		return d.domain(), nil
+	}
 	d, err := r.s.reads.Get(ctx, agentID)
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.ReadState{AgentID: agentID}, nil

@@ -17,7 +17,7 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-func newStore(t *testing.T, db *mongox.DB) *Store {
+func newStore(t testing.TB, db *mongox.DB) *Store {
 	t.Helper()
 	s := New(db, func(e any) (events.Event, error) { return events.Event{}, nil }, nil)
 	if err := s.EnsureIndexes(context.Background()); err != nil {

@@ -8,6 +8,8 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/clock"
 )
 
 // StewardRepo is the projection of governance's steward events: one
@@ -31,6 +33,9 @@ func (r *StewardRepo) Elected(ctx context.Context, role, agentID, electionID str
 	_, err := coll.UpdateOne(ctx, bson.M{"_id": role}, bson.M{"$set": bson.M{
 		"agent_id": agentID, "term_end": termEnd, "ended": false, "election_id": electionID,
 	}}, options.Update().SetUpsert(true))
+	if m := r.s.mirror; m != nil && err == nil {
+		m.stewards.Put(stewardDoc{Role: role, AgentID: agentID, TermEnd: clock.Stored(termEnd), Election: electionID})
+	}
 	return err
 }
 
@@ -47,12 +52,28 @@ func (r *StewardRepo) TermEnded(ctx context.Context, role, agentID string) error
 	if err != nil {
 		return err
 	}
-	_, err = coll.UpdateOne(ctx, r.s.db.Guarded(role, bson.M{"agent_id": agentID}), bson.M{"$set": bson.M{"ended": true}})
+	res, err := coll.UpdateOne(ctx, r.s.db.Guarded(role, bson.M{"agent_id": agentID}), bson.M{"$set": bson.M{"ended": true}})
+	if m := r.s.mirror; m != nil && err == nil && res.MatchedCount == 1 {
+		m.stewards.Change(role, func(d *stewardDoc) bool {
+			d.Ended = true
+			return true
+		})
+	}
 	return err
 }
 
 // IsSteward reports whether agentID holds an office whose term runs at now.
+// On an exclusive database the offices are in memory: a handful of rows.
 func (r *StewardRepo) IsSteward(ctx context.Context, agentID string, now time.Time) (bool, error) {
+	if m := r.s.mirror; m != nil {
+		now = clock.Stored(now)
+		found := false
+		m.stewards.Scan(func(d *stewardDoc) bool {
+			found = d.AgentID == agentID && !d.Ended && d.TermEnd.After(now)
+			return !found
+		})
+		return found, nil
+	}
 	err := r.s.stewards.FindOne(ctx, bson.M{"agent_id": agentID, "ended": false, "term_end": bson.M{"$gt": now}}).Err()
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return false, nil

@@ -33,8 +33,11 @@ type Store struct {
 	personals  *mongox.Docs[personalDoc, events.Event]
 	reads      *mongox.Docs[readStateDoc, events.Event]
 	stewards   *mongo.Collection
-	// memory answers broadcast lookups on an exclusive database; nil on a shared one.
-	memory *exclusiveBroadcasts
+	// mirror answers every list, count and filter from memory on an
+	// exclusive database; nil on a shared one.
+	mirror *mirrors
+	// bySeqUpTo: see broadcastsBySeqUpTo (tests lower it to walk both ways).
+	bySeqUpTo int64
 }
 
 // New keeps messaging in db and tells notify (the outbox relay) about every
@@ -49,9 +52,11 @@ func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
 		personals:  mongox.NewDocs[personalDoc, events.Event](db, "notifications", nil),
 		reads:      mongox.NewDocs[readStateDoc, events.Event](db, "read_states", nil),
 		stewards:   db.Collection("stewards"),
+		mirror:     mirrorsOf(db),
+		bySeqUpTo:  broadcastsBySeqUpTo,
 	}
-	if db.Exclusive() {
-		s.memory = newExclusiveBroadcasts()
+	if s.mirror != nil {
+		s.mirror.keep(s)
 	}
 	return s
 }
@@ -69,7 +74,7 @@ func (s *Store) OutboxCollections() []*mongo.Collection {
 	return []*mongo.Collection{s.messages.Collection(), s.inbox.Collection(), s.posts.Collection()}
 }
 
-// Collections returns every collection by name (tests scan them).
+// DB is the database the store keeps messaging in.
 func (s *Store) DB() *mongox.DB { return s.db }
 
 func desc(keys ...string) []bson.E {
@@ -120,8 +125,8 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 			return err
 		}
 	}
-	if s.memory != nil {
-		return s.memory.load(ctx, s)
+	if s.mirror != nil {
+		return s.mirror.load(ctx, s)
 	}
 	return nil
 }
