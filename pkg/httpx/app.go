@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"runtime/debug"
 	"strconv"
 	"sync/atomic"
@@ -37,6 +38,8 @@ type Options struct {
 	// Writes and every 4xx and 5xx are always logged; metrics count every
 	// request whatever the sample.
 	AccessLogSample int
+	// ReadTimeout bounds reading one request (30 s when zero).
+	ReadTimeout time.Duration
 }
 
 // NewApp builds a Fiber app with the contract's error model, request ids and
@@ -51,6 +54,9 @@ func NewApp(o Options) *fiber.App {
 	for _, n := range o.BodyLimits {
 		maxBody = max(maxBody, n)
 	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = 30 * time.Second
+	}
 	routes := &routeTable{}
 	app := fiber.New(fiber.Config{
 		AppName:      "sharedworld-" + o.Service,
@@ -61,7 +67,7 @@ func NewApp(o Options) *fiber.App {
 		Immutable:             true,
 		BodyLimit:             maxBody + 64<<10,
 		DisableStartupMessage: true,
-		ReadTimeout:           30 * time.Second,
+		ReadTimeout:           o.ReadTimeout,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
 		ReadBufferSize:        16 << 10,
@@ -104,6 +110,12 @@ func serverErrors(srv *fasthttp.Server, limits map[string]int) {
 				msg = fmt.Sprintf("The request body is %d bytes; this route accepts at most %d.", n, limit)
 			}
 			writeRaw(ctx, problem.TooLarge(msg, tooLargeHint), "")
+		case isTimeout(err):
+			// Closed without an answer, as nginx does: a connection a client
+			// opened and left unused (an HTTP client's spare) would otherwise
+			// carry an unasked-for error that the client, sending its next
+			// request on it at that moment, reads as that request's answer.
+			_ = ctx.Conn().Close()
 		case errors.As(err, &small):
 			writeRaw(ctx, problem.Invalid("The request line and headers are over 16 KiB together.",
 				"Shorten the URL (long query values) and the headers; a long certificate can travel as the embassy_certificate field of a JSON body instead of a header."), "")
@@ -111,6 +123,11 @@ func serverErrors(srv *fasthttp.Server, limits map[string]int) {
 			next(ctx, err)
 		}
 	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 const tooLargeHint = "Send a smaller body: 1 MiB in general, 2 MiB for storage/write, 8 MiB for continuity/backup."

@@ -1,7 +1,10 @@
 package httpx_test
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +113,33 @@ func TestCursorRoundTrip(t *testing.T) {
 		if err := httpx.DecodeCursor(bad, &back); !problem.IsKind(err, problem.KindInvalid) {
 			t.Errorf("cursor %q must be invalid_request, got %v", bad, err)
 		}
+	}
+}
+
+// A connection that never sends a request is closed at the read timeout
+// without an answer: a client about to use it must not read an error it
+// did not ask for.
+func TestUnusedConnectionClosesWithoutAnAnswer(t *testing.T) {
+	a := httpx.NewApp(httpx.Options{Service: "idletest", ReadTimeout: 200 * time.Millisecond})
+	a.Get("/ok", func(c *fiber.Ctx) error { return httpx.OK(c, 200, nil) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = a.Listener(ln) }()
+	t.Cleanup(func() { _ = a.Shutdown() })
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	got, err := io.ReadAll(conn)
+	if len(got) != 0 {
+		t.Fatalf("an unused connection got an answer: %q", got)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatal("the server kept the unused connection open past its read timeout")
 	}
 }
