@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared fuzz lint vet fmt bench bench-embedded build generate fault
+.PHONY: run test test-embedded test-shared fuzz lint vet fmt bench bench-embedded build generate fault attack
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -55,6 +55,15 @@ bench-embedded:
 ## and projected counts per kind (flags: go run ./hack/cmd/crashtest -help)
 fault:
 	go run ./hack/cmd/crashtest $(FAULT_FLAGS)
+
+## attack: the hardening issue's attacks (garden filling, rate limits,
+## signature replay after SIGTERM and SIGKILL restarts and across two
+## replicas on a shared database, credentials, bad input on every documented
+## route) against runners it starts; prints requests and anomalies per
+## category and fails on any (ATTACK_FLAGS=-url http://... attacks a running
+## world; go run ./hack/cmd/attack -help)
+attack:
+	go run ./hack/cmd/attack $(ATTACK_FLAGS)
 
 .PHONY: images chart-files test-k8s operator-generate
 

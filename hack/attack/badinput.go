@@ -56,7 +56,7 @@ func BadInput(w *World, doc Document) *Category {
 			cat.Refused(w.Send(cat, op.Method, Fill(op.Path, "%ff"), nil, creds(op.Path)), "a path parameter that is not UTF-8", 400, "invalid_request")
 		}
 		if op.Body {
-			for _, body := range badBodies() {
+			for _, body := range badBodies(op.Fields) {
 				refused(w.Send(cat, op.Method, p, []byte(body.text), creds(op.Path)), body.what)
 			}
 		}
@@ -65,11 +65,22 @@ func BadInput(w *World, doc Document) *Category {
 			if r.Err != nil || r.Status >= 500 || strings.Contains(r.Str("message"), "limit") {
 				cat.Flag(r, "a huge limit must be capped like any large limit")
 			}
+			if pg, ok := r.JSON["pagination"].(map[string]any); ok && pg["limit"] != nil && pg["limit"] != float64(100) {
+				cat.Flag(r, "a huge limit is answered with limit %v, want the cap of 100", pg["limit"])
+			}
 		}
 		if op.Takes("Cursor") {
 			for _, cur := range []string{"e30", "eyJ4IjoxfQ", "bnVsbA", "%ff", "AAAA"} { // {}, {"x":1}, null
 				cat.Refused(w.Send(cat, op.Method, p+"?cursor="+cur, nil, creds(op.Path)), "a made-up cursor", 400, "invalid_request")
 			}
+		}
+	}
+	// A number beyond the grid is named as sent, not as it wrapped.
+	for _, body := range []string{`{"x":1e20,"y":7}`, `{"coordinates":{"x":1e20,"y":7}}`, `{"x":-99999999999999999999,"y":7}`} {
+		r := w.Send(cat, "POST", "/api/world/plots/claim", []byte(body), ada.Headers())
+		refused(r, "a coordinate beyond the grid")
+		if strings.Contains(r.Str("message"), "1099511627776") {
+			cat.Flag(r, "the message reports a coordinate that was not sent")
 		}
 	}
 	methods(w, cat, doc)
@@ -80,8 +91,16 @@ func BadInput(w *World, doc Document) *Category {
 
 type badBody struct{ what, text string }
 
-func badBodies() []badBody {
+// badBodies are JSON bodies that must be refused: the operation's own
+// fields (and common ones) with text that is not UTF-8, values of the
+// wrong type, numbers beyond float64; deep nesting; broken JSON.
+func badBodies(own []string) []badBody {
 	fields := []string{"name", "title", "content", "path", "plot_id", "bio", "description", "subject", "advance", "category"}
+	for _, f := range own {
+		if !contains(fields, f) {
+			fields = append(fields, f)
+		}
+	}
 	var bad, wrongType, huge strings.Builder
 	for i, f := range fields {
 		sep := ","
@@ -89,7 +108,7 @@ func badBodies() []badBody {
 			sep = "{"
 		}
 		fmt.Fprintf(&bad, "%s%q:\"a\xffb\"", sep, f)
-		fmt.Fprintf(&wrongType, "%s%q:{\"k\":[1]}", sep, f)
+		fmt.Fprintf(&wrongType, "%s%q:[1]", sep, f)
 		fmt.Fprintf(&huge, "%s%q:1e400", sep, f)
 	}
 	return []badBody{

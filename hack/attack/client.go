@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -168,7 +169,12 @@ func (w *World) NewCitizen(cat *Category, prefix string) (Agent, error) {
 	if err != nil {
 		return a, err
 	}
-	r := w.JSON(cat, "POST", "/api/world/register", map[string]any{"name": name}, a.Headers())
+	// A source address of its own (a world behind a proxy that names it
+	// reads it; others ignore it), so the registrations per source rule
+	// meets only the requests meant to spend it.
+	h := a.Headers()
+	h.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", mrand.IntN(256), mrand.IntN(256), 1+mrand.IntN(254)))
+	r := w.JSON(cat, "POST", "/api/world/register", map[string]any{"name": name}, h)
 	if !cat.Want(r, "register a citizen", 201) {
 		return a, fmt.Errorf("register %s: %d %s", name, r.Status, excerpt(r))
 	}

@@ -88,7 +88,8 @@ func Garden(w *World, lim Limits) (*Category, Agent) {
 	cat.Want(del(abuser, folder+"f0.md"), "a removal repeated", http.StatusNotFound)
 	cat.Want(w.plant(cat, abuser, folder+"again.md", []byte("x")), "a planting after a removal freed room", http.StatusCreated)
 	cat.Refused(w.plant(cat, abuser, folder+"more.md", []byte("x")), "the share is full again", http.StatusRequestEntityTooLarge, "payload_too_large")
-	cat.Refused(del(abuser, "/garden/index.md"), "a citizen removes the index", http.StatusForbidden, "permission_denied")
+	cat.Want(w.plant(cat, other, "/garden/index.md", []byte("# The garden")), "a citizen tends the index", http.StatusCreated)
+	cat.Refused(del(other, "/garden/index.md"), "a citizen removes the index", http.StatusForbidden, "permission_denied")
 
 	// The ambassador removes any planting; nobody else uses its route.
 	admin := "/api/admin/garden/" + strings.ToLower(abuser.Name) + "/f1.md"

@@ -14,6 +14,7 @@ type Operation struct {
 	Method, Path string   // path with {params}
 	Params       []string // query parameter names and component refs
 	Body         bool     // it takes a request body
+	Fields       []string // the properties of its JSON request body
 }
 
 // Document is what the attacks read of /openapi.json: the operations and
@@ -38,6 +39,9 @@ func ReadDocument(client *http.Client, base string) (Document, error) {
 		Limits map[string]struct {
 			Value float64 `json:"value"`
 		} `json:"x-limits"`
+		Components struct {
+			Schemas map[string]schema `json:"schemas"`
+		} `json:"components"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
 		return Document{}, fmt.Errorf("read /openapi.json: %w", err)
@@ -53,12 +57,26 @@ func ReadDocument(client *http.Client, base string) (Document, error) {
 					Name string `json:"name"`
 					Ref  string `json:"$ref"`
 				} `json:"parameters"`
-				RequestBody json.RawMessage `json:"requestBody"`
+				RequestBody *struct {
+					Content map[string]struct {
+						Schema schema `json:"schema"`
+					} `json:"content"`
+				} `json:"requestBody"`
 			}
 			if json.Unmarshal(raw, &op) != nil {
 				continue // not an operation (a path's own parameters)
 			}
 			o := Operation{Method: strings.ToUpper(m), Path: p, Body: op.RequestBody != nil}
+			if op.RequestBody != nil {
+				sc := op.RequestBody.Content["application/json"].Schema
+				if sc.Ref != "" {
+					sc = doc.Components.Schemas[sc.Ref[strings.LastIndex(sc.Ref, "/")+1:]]
+				}
+				for name := range sc.Properties {
+					o.Fields = append(o.Fields, name)
+				}
+				sort.Strings(o.Fields)
+			}
 			for _, prm := range op.Parameters {
 				o.Params = append(o.Params, prm.Name+prm.Ref[strings.LastIndex(prm.Ref, "/")+1:])
 			}
@@ -70,6 +88,12 @@ func ReadDocument(client *http.Client, base string) (Document, error) {
 		return a.Path+a.Method < b.Path+b.Method
 	})
 	return out, nil
+}
+
+// schema is what the attacks read of a JSON schema: its properties.
+type schema struct {
+	Ref        string                     `json:"$ref"`
+	Properties map[string]json.RawMessage `json:"properties"`
 }
 
 // Takes reports whether the operation takes the named parameter (a query

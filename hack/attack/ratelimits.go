@@ -104,18 +104,47 @@ func RateLimits(b Budgets, ws ...*World) *Category {
 	if ra.Limit > 20 {
 		cat.Note("register_agent budget %d too large to spend; not tried", ra.Limit)
 	} else if a, err := pick(0).NewAgent(cat, "Rereg"+Nonce()[:6]); err == nil {
+		h := a.Headers()
+		h.Set("X-Forwarded-For", "192.0.2.1") // out of the way of register_source
 		for i := 0; i < ra.Limit; i++ {
-			r := pick(i).JSON(cat, "POST", "/api/world/register", map[string]any{"name": a.Name}, a.Headers())
+			r := pick(i).JSON(cat, "POST", "/api/world/register", map[string]any{"name": a.Name}, h)
 			if i == 0 {
 				cat.Want(r, "the first registration", 201)
 			} else {
 				cat.Refused(r, "registering again", 409, "")
 			}
 		}
-		r := pick(ra.Limit).JSON(cat, "POST", "/api/world/register", map[string]any{"name": a.Name}, a.Headers())
+		r := pick(ra.Limit).JSON(cat, "POST", "/api/world/register", map[string]any{"name": a.Name}, h)
 		limited(cat, r, "a registration beyond the agent's budget", ra)
 	}
+	registerSource(cat, b, pick)
 	return cat
+}
+
+// registerSource: registrations from one source address (named by the
+// proxy header the replicas trust) stop at the budget; another source
+// still registers.
+func registerSource(cat *Category, b Budgets, pick func(int) *World) {
+	rs := b[ratelimit.RegisterSource]
+	if rs.Limit > 20 {
+		cat.Note("register_source budget %d too large to spend; not tried", rs.Limit)
+		return
+	}
+	source := fmt.Sprintf("198.51.100.%d", 1+time.Now().UnixNano()%250)
+	for i := 0; i <= rs.Limit; i++ {
+		a, err := pick(i).NewAgent(cat, "Src"+Nonce()[:6])
+		if err != nil {
+			return
+		}
+		h := a.Headers()
+		h.Set("X-Forwarded-For", source)
+		r := pick(i).JSON(cat, "POST", "/api/world/register", map[string]any{"name": a.Name}, h)
+		if i < rs.Limit {
+			cat.Want(r, fmt.Sprintf("registration %d of a source's budget of %d", i+1, rs.Limit), 201)
+		} else {
+			limited(cat, r, "a registration beyond the source's budget", rs)
+		}
+	}
 }
 
 // toWindowStart waits until a fixed window of length d has just begun, so

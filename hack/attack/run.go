@@ -23,7 +23,7 @@ import (
 // route; the replicas have small budgets, so spending them is quick.
 const (
 	singleLimits  = "writes=100000/1m,register_agent=1000/1h,register_source=100000/1h,storage_writes=100000/1m,garden_plantings=100000/1m"
-	replicaLimits = "writes=40/1h,register_agent=3/1h,register_source=100000/1h,storage_writes=100000/1m,garden_plantings=4/2s"
+	replicaLimits = "writes=40/1h,register_agent=3/1h,register_source=3/1h,storage_writes=100000/1m,garden_plantings=4/2s"
 )
 
 // Options say what to attack.
@@ -89,7 +89,8 @@ func Started(ctx context.Context, opts Options) ([]*Category, error) {
 	const token = "attack-ambassador-token-0123456789"
 	single := &Runner{Bin: bin, DataDir: filepath.Join(opts.WorkDir, "single"), Token: token, Log: opts.Log,
 		Env: []string{"WORLD_RATE_LIMITS=" + singleLimits}}
-	shared := []string{"WORLD_MONGO_URI=" + mongo.URI, "WORLD_KAFKA_BROKERS=" + strings.Join(kafka.Brokers, ","), "WORLD_RATE_LIMITS=" + replicaLimits}
+	shared := []string{"WORLD_MONGO_URI=" + mongo.URI, "WORLD_KAFKA_BROKERS=" + strings.Join(kafka.Brokers, ","), "WORLD_RATE_LIMITS=" + replicaLimits,
+		"WORLD_CLIENT_IP_HEADER=X-Forwarded-For"}
 	replicas := []*Runner{
 		{Bin: bin, DataDir: filepath.Join(opts.WorkDir, "replica1"), Token: token, Log: opts.Log, Env: shared},
 		{Bin: bin, DataDir: filepath.Join(opts.WorkDir, "replica2"), Token: token, Log: opts.Log, Env: shared},
@@ -99,7 +100,13 @@ func Started(ctx context.Context, opts Options) ([]*Category, error) {
 		defer r.Kill()
 	}
 	logf("starting one runner and two replicas on a shared database")
-	if err := startAll(ctx, append([]*Runner{single}, replicas...)); err != nil {
+	// The second replica starts once the first is up: two hosts creating
+	// the same indexes at once on the embedded FerretDB lose a connection
+	// (MongoDB, which replicas run on, serves that).
+	if err := startAll(ctx, []*Runner{single, replicas[0]}); err != nil {
+		return nil, err
+	}
+	if err := replicas[1].Start(ctx); err != nil {
 		return nil, err
 	}
 
