@@ -81,7 +81,7 @@ func RateLimits(b Budgets, ws ...*World) *Category {
 	// garden plantings: spend, be refused a few times, wait, spend again.
 	gp := b[ratelimit.GardenPlantings]
 	if gp.Window > 5*time.Second || gp.Limit > 50 {
-		cat.Note("garden_plantings budget %s too slow to spend twice; not tried", gp)
+		cat.Note("garden_plantings budget %s too large or its window too long to spend twice; not tried", gp)
 	} else if g, err := pick(1).NewCitizen(cat, "Planter"); err == nil {
 		folder := "/garden/" + strings.ToLower(g.Name) + "/"
 		for round := 0; round < 2; round++ {
