@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared fuzz lint vet fmt bench bench-embedded build generate fault load soak
+.PHONY: run test test-embedded test-shared fuzz lint vet fmt bench bench-embedded build generate fault load soak attack
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -85,6 +85,15 @@ SOAK_RATE ?= 25
 soak:
 	go run ./hack/cmd/soak -agents $(SOAK_AGENTS) -duration $(SOAK_DURATION) -rate $(SOAK_RATE) \
 		$(foreach e,$(RUNNER_ENV),-runner-env $(e)) $(SOAK_FLAGS)
+
+## attack: the hardening issue's attacks (garden filling, rate limits,
+## signature replay after SIGTERM and SIGKILL restarts and across two
+## replicas on a shared database, credentials, bad input on every documented
+## route) against runners it starts; prints requests and anomalies per
+## category and fails on any (ATTACK_FLAGS=-url http://... attacks a running
+## world; go run ./hack/cmd/attack -help)
+attack:
+	go run ./hack/cmd/attack $(ATTACK_FLAGS)
 
 .PHONY: images chart-files test-k8s operator-generate
 

@@ -24,6 +24,10 @@ type Config struct {
 	// RateLimits overrides the kit's rate limits (WORLD_RATE_LIMITS,
 	// name=limit/window,...): load and crash scripts raise them.
 	RateLimits map[string]string `env:"WORLD_RATE_LIMITS" envSeparator:"," envKeyValSeparator:"="`
+	// ClientIPHeader names the header a proxy in front of the runner puts
+	// the client's address in (WORLD_CLIENT_IP_HEADER): the per-source
+	// rate limits count that address.
+	ClientIPHeader string `env:"WORLD_CLIENT_IP_HEADER"`
 	// TokenGenerated is set when the runner made the ambassador token up.
 	TokenGenerated bool `env:"-"`
 }

@@ -7,77 +7,14 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"sharedworld.dev/hack/attack"
 	"sharedworld.dev/hack/world"
 )
-
-type documentedOp struct {
-	method, path string   // path with {params}
-	params       []string // query parameter names and component refs
-	body         bool     // it takes a request body
-}
-
-// documented reads the OpenAPI document the world serves.
-func documented(t *testing.T, base string) []documentedOp {
-	t.Helper()
-	resp, err := http.Get(base + "/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
-	var ops []documentedOp
-	for p, methods := range doc.Paths {
-		for m, raw := range methods {
-			var op struct {
-				Parameters []struct {
-					Name string `json:"name"`
-					Ref  string `json:"$ref"`
-				} `json:"parameters"`
-				RequestBody json.RawMessage `json:"requestBody"`
-			}
-			if json.Unmarshal(raw, &op) != nil {
-				continue
-			}
-			o := documentedOp{method: strings.ToUpper(m), path: p, body: op.RequestBody != nil}
-			for _, prm := range op.Parameters {
-				o.params = append(o.params, prm.Name+refName(prm.Ref))
-			}
-			ops = append(ops, o)
-		}
-	}
-	sort.Slice(ops, func(i, j int) bool { return ops[i].path+ops[i].method < ops[j].path+ops[j].method })
-	return ops
-}
-
-func refName(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }
-
-func (o documentedOp) takes(name string) bool {
-	for _, p := range o.params {
-		if strings.EqualFold(p, name) {
-			return true
-		}
-	}
-	return false
-}
-
-// fill puts a value into every {param} of a documented path.
-func fill(p, value string) string {
-	for strings.Contains(p, "{") {
-		i, j := strings.Index(p, "{"), strings.Index(p, "}")
-		p = p[:i] + value + p[j+1:]
-	}
-	return p
-}
 
 // Issue 10 item 5, over every documented route of the runner: text that
 // is not UTF-8 (query, path, JSON strings) is 400, never replaced; a
@@ -103,59 +40,62 @@ func TestEveryRouteIsStrictAboutBadInput(t *testing.T) {
 		}
 	}
 
-	ops := documented(t, w.URL)
-	served := map[string][]string{}
+	doc, err := attack.ReadDocument(http.DefaultClient, w.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := doc.Operations
+	served := attack.ByPath(ops)
 	checked := 0
 	for _, op := range ops {
-		served[op.path] = append(served[op.path], op.method)
-		p := fill(op.path, "plot_0_0")
+		p := attack.Fill(op.Path, "plot_0_0")
 		for _, q := range []string{"search=%ff", "interest=%c3%28", "q=%ed%a0%80", "%ff=1"} {
-			status, out := c.raw(op.method, p+"?"+q, "", creds(op.path))
+			status, out := c.raw(op.Method, p+"?"+q, "", creds(op.Path))
 			checked++
 			if status != 400 || out["error"] != "invalid_request" || !strings.Contains(fmt.Sprint(out["message"]), "UTF-8") {
-				t.Errorf("%s %s?%s: want 400 naming UTF-8, got %d %v", op.method, op.path, q, status, out)
+				t.Errorf("%s %s?%s: want 400 naming UTF-8, got %d %v", op.Method, op.Path, q, status, out)
 			}
 		}
-		if strings.Contains(op.path, "{") {
-			status, out := c.raw(op.method, fill(op.path, "%ff"), "", creds(op.path))
+		if strings.Contains(op.Path, "{") {
+			status, out := c.raw(op.Method, attack.Fill(op.Path, "%ff"), "", creds(op.Path))
 			checked++
 			if status != 400 || !strings.Contains(fmt.Sprint(out["message"]), "path") {
-				t.Errorf("%s %s with a path parameter %%ff: want 400, got %d %v", op.method, op.path, status, out)
+				t.Errorf("%s %s with a path parameter %%ff: want 400, got %d %v", op.Method, op.Path, status, out)
 			}
 		}
-		if op.body {
+		if op.Body {
 			for _, body := range []string{"{\"name\":\"a\xffb\",\"title\":\"a\xffb\",\"content\":\"a\xffb\"}", `{"name":"\ud800","title":"\udfff","path":"\ud800"}`} {
-				status, out := c.raw(op.method, p, body, creds(op.path))
+				status, out := c.raw(op.Method, p, body, creds(op.Path))
 				checked++
 				if status < 400 || status >= 500 {
-					t.Errorf("%s %s with text that is not UTF-8: %d %v (accepted or 5xx)", op.method, op.path, status, out)
+					t.Errorf("%s %s with text that is not UTF-8: %d %v (accepted or 5xx)", op.Method, op.Path, status, out)
 				}
-				errorBody(op.method+" "+op.path, status, out)
+				errorBody(op.Method+" "+op.Path, status, out)
 			}
 		}
-		if op.takes("Limit") {
-			status, out := c.raw(op.method, p+"?limit=99999999999999999999", "", creds(op.path))
+		if op.Takes("Limit") {
+			status, out := c.raw(op.Method, p+"?limit=99999999999999999999", "", creds(op.Path))
 			checked++
 			if status >= 500 || strings.Contains(fmt.Sprint(out["message"]), "limit") {
-				t.Errorf("%s %s?limit=99999999999999999999 must be capped like any large limit: %d %v", op.method, op.path, status, out)
+				t.Errorf("%s %s?limit=99999999999999999999 must be capped like any large limit: %d %v", op.Method, op.Path, status, out)
 			}
 		}
-		if op.takes("Cursor") {
+		if op.Takes("Cursor") {
 			for _, cur := range []string{"e30", "eyJ4IjoxfQ", "bnVsbA"} { // {}, {"x":1}, null
-				status, out := c.raw(op.method, p+"?cursor="+cur, "", creds(op.path))
+				status, out := c.raw(op.Method, p+"?cursor="+cur, "", creds(op.Path))
 				checked++
 				if status != 400 || out["error"] != "invalid_request" {
-					t.Errorf("%s %s?cursor=%s: a made-up cursor is 400, got %d %v", op.method, op.path, cur, status, out)
+					t.Errorf("%s %s?cursor=%s: a made-up cursor is 400, got %d %v", op.Method, op.Path, cur, status, out)
 				}
 			}
 		}
 	}
 	for p, methods := range served {
 		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
-			if has(methods, m) {
+			if slices.Contains(methods, m) {
 				continue
 			}
-			req, _ := http.NewRequest(m, w.URL+fill(p, "x1"), nil)
+			req, _ := http.NewRequest(m, w.URL+attack.Fill(p, "x1"), nil)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -205,15 +145,6 @@ func TestEveryRouteIsStrictAboutBadInput(t *testing.T) {
 	if resp.StatusCode != 400 || !strings.Contains(fmt.Sprint(body["hint"]), "URL") {
 		t.Errorf("a long URL gets a hint about the URL: %d %v", resp.StatusCode, body)
 	}
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func rawExchange(t *testing.T, addr, req string) (*http.Response, map[string]any) {

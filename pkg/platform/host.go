@@ -64,7 +64,9 @@ type Host struct {
 // in process to the service of the host that is a CitizenSource and a
 // PresenceSink, and over HTTP to identity when there is none. On error the
 // backend is closed.
-func New(ctx context.Context, opts Options, units ...Unit) (h *Host, err error) {
+func New(ctx context.Context, opts Options, units ...Unit) (_ *Host, err error) {
+	// h is not the named result: an error return sets that to nil before
+	// the deferred close runs.
 	h, life := newHost(ctx, opts)
 	defer func() {
 		if err != nil {

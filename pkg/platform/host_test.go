@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -210,5 +211,25 @@ func TestHostAsksIdentityOverHTTPWithoutAKeeper(t *testing.T) {
 	})
 	if err := h.Stop(10 * time.Second); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A unit that fails to build makes New return its error (and close the
+// backend), not panic on the host it has not returned.
+func TestNewReturnsABuildError(t *testing.T) {
+	kit := testkit.New(t)
+	closed := false
+	b := backend(t, kit)
+	b.Stop = func() { closed = true }
+	unit := platform.Unit{Name: "broken", Build: func(context.Context, platform.Env) (platform.Service, error) {
+		return nil, fmt.Errorf("cannot build")
+	}}
+	cfg := config.Common{Addr: "127.0.0.1:0", AgentIDPrefix: "emb", RevocationRefreshSec: 30, IdentityURL: "http://127.0.0.1:1"}
+	h, err := platform.New(kit.Ctx(), platform.Options{Config: cfg, Backend: b, Logger: kit.Logger}, unit)
+	if h != nil || err == nil || !strings.Contains(err.Error(), "cannot build") {
+		t.Fatalf("New: %v, %v; want the unit's error", h, err)
+	}
+	if !closed {
+		t.Fatal("New returned an error without closing the backend")
 	}
 }

@@ -126,4 +126,10 @@ func TestDevProviderRevocation(t *testing.T) {
 	if r.Body["valid"] != false {
 		t.Fatalf("verify of a tampered certificate: %s", r.Raw)
 	}
+	// A certificate is an object or a string: another JSON type is a bad
+	// request (400), not a verdict about a certificate.
+	for _, v := range []any{5, 1e300, []any{1}, true} {
+		w.do(t, http.MethodPost, "/dev/idp/verify", map[string]any{"certificate": v}, nil).ExpectError(t, 400, "invalid_request")
+	}
+	w.do(t, http.MethodPost, "/dev/idp/verify", map[string]any{"certificate": nil}, nil).ExpectError(t, 400, "invalid_request")
 }

@@ -133,10 +133,14 @@ func (d *DevIDP) verify(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
-	if len(req.Certificate) == 0 {
+	if len(req.Certificate) == 0 || string(req.Certificate) == "null" {
 		return problem.Invalid("certificate is required.", `Send {"certificate": <certificate object>}.`)
 	}
 	raw := []byte(req.Certificate)
+	if raw[0] != '{' && raw[0] != '"' {
+		// Only something that could be a certificate gets a verdict.
+		return problem.Invalid("certificate must be a JSON object or a string holding one.", `Send {"certificate": <certificate object>} or {"certificate": "<certificate JSON>"}.`)
+	}
 	if raw[0] == '"' {
 		var s string
 		_ = json.Unmarshal(raw, &s)
