@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,8 @@ func Build(ctx context.Context, dir string) error {
 // their own, and the Proxy in front.
 type Cluster struct {
 	DB, Broker *Proc
+	// DBGate stands between the services and the database.
+	DBGate *Gate
 	// Services by name, in the service table's order.
 	Services map[string]*Proc
 	Proxy    *Proxy
@@ -64,6 +67,14 @@ func StartCluster(ctx context.Context, o ClusterOptions) (c *Cluster, err error)
 	if err := c.DB.Start(ctx); err != nil {
 		return nil, err
 	}
+	dbURL, err := url.Parse(c.DB.Line)
+	if err != nil {
+		return nil, fmt.Errorf("the database's URI %q: %w", c.DB.Line, err)
+	}
+	if c.DBGate, err = NewGate(dbURL.Host); err != nil {
+		return nil, err
+	}
+	dbURL.Host = c.DBGate.Addr()
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -88,7 +99,7 @@ func StartCluster(ctx context.Context, o ClusterOptions) (c *Cluster, err error)
 		}
 		upstream[e.Name()] = "http://" + addr
 		env := append([]string{
-			"WORLD_ADDR=" + addr, "WORLD_ADMIN_ADDR=" + admin, "WORLD_MONGO_URI=" + c.DB.Line,
+			"WORLD_ADDR=" + addr, "WORLD_ADMIN_ADDR=" + admin, "WORLD_MONGO_URI=" + dbURL.String(),
 			"WORLD_KAFKA_BROKERS=" + strings.Join(c.Brokers, ","), "WORLD_AMBASSADOR_TOKEN=" + o.Token,
 			"WORLD_DATA_DIR=" + filepath.Join(o.DataDir, e.Name()), "WORLD_LOG_LEVEL=warn",
 		}, o.Env...)
@@ -131,6 +142,9 @@ func (c *Cluster) Stop() {
 	}
 	if c.Broker != nil {
 		c.Broker.Stop()
+	}
+	if c.DBGate != nil {
+		c.DBGate.Close()
 	}
 	if c.DB != nil {
 		c.DB.Stop()

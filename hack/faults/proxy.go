@@ -43,6 +43,9 @@ func NewProxy(upstream map[string]string) (*Proxy, error) {
 		rp := httputil.NewSingleHostReverseProxy(u)
 		rp.ModifyResponse = p.inspect
 		rp.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+			if r.Context().Err() != nil {
+				return // the client gave up waiting (counted by the load as unanswered)
+			}
 			p.note(func() { p.gateway++ })
 			// As an Ingress with no ready endpoint would.
 			http.Error(w, "upstream "+e.Name()+" unreachable", http.StatusBadGateway)

@@ -24,7 +24,9 @@ type Report struct {
 // OK reports whether the scenario passed.
 func (r *Report) OK() bool { return len(r.Failures) == 0 }
 
-func (r *Report) notef(format string, args ...any) { r.Notes = append(r.Notes, fmt.Sprintf(format, args...)) }
+func (r *Report) notef(format string, args ...any) {
+	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
 func (r *Report) failf(format string, args ...any) {
 	r.Failures = append(r.Failures, fmt.Sprintf(format, args...))
 }
