@@ -30,7 +30,7 @@ func main() {
 	only := flag.String("only", "", "comma-separated scenario numbers to run (default: all)")
 	keep := flag.Bool("keep", false, "keep the work directory (data and logs)")
 	o := faults.Options{Token: "faults-token-0123456789"}
-	flag.IntVar(&o.Citizens, "citizens", 300, "citizens of each scenario's load; each registers, files 5 tickets and plants 1 garden file")
+	flag.IntVar(&o.Citizens, "citizens", 150, "citizens of each scenario's load; each registers, files 5 tickets and plants 1 garden file")
 	flag.IntVar(&o.Rate, "rate", 60, "writes per second let through while a fault lasts")
 	flag.IntVar(&o.RunnerKills, "runner-kills", 5, "SIGKILLs of the runner (scenario 1)")
 	flag.DurationVar(&o.RunnerEvery, "runner-every", 3*time.Second, "life of the runner under load before each kill")
@@ -38,10 +38,10 @@ func main() {
 	flag.DurationVar(&o.DBOutage, "db-outage", 10*time.Second, "how long the database is paused")
 	flag.IntVar(&o.ConsumerKills, "consumer-kills", 4, "SIGKILLs of the bulletin (scenario 5)")
 	flag.DurationVar(&o.ConsumerEvery, "consumer-every", 3*time.Second, "time under load between two kills of the bulletin")
-	flag.DurationVar(&o.Settle, "settle", 60*time.Second, "how long the projections may take to agree after a fault")
+	flag.DurationVar(&o.Settle, "settle", 120*time.Second, "how long the projections may take to agree after a fault")
 	flag.Parse()
 	if *short {
-		o.Citizens, o.RunnerKills, o.BrokerOutage, o.DBOutage, o.ConsumerKills = 150, 3, 10*time.Second, 5*time.Second, 3
+		o.Citizens, o.RunnerKills, o.BrokerOutage, o.DBOutage, o.ConsumerKills = 80, 3, 10*time.Second, 5*time.Second, 3
 	}
 	chosen := map[int]bool{}
 	for _, s := range strings.Split(*only, ",") {
