@@ -78,3 +78,15 @@ func (l *Load) progress() string {
 		len(l.Acked[KindCitizen]), len(l.Acked[KindTicket]), len(l.Acked[KindGarden]),
 		l.Unknown[KindTicket]+l.Unknown[KindGarden])
 }
+
+// UnknownWrites is how many writes have had no answer so far (the world
+// was killed, or did not answer within the client's timeout).
+func (l *Load) UnknownWrites() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, u := range l.Unknown {
+		n += u
+	}
+	return n
+}
