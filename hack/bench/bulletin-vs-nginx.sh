@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Bulletin GET throughput against nginx serving the same bytes, in one run.
+# Bulletin GET throughput against nginx serving the same bytes, in one run:
+# a small document (a few KB) and a large one (about 200 KB), each with and
+# without gzip.
 # Starts a fresh local world (second process), seeds it, runs wrk on both.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,7 +11,10 @@ fi
 work=$(mktemp -d)
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 go build -o "$work/world" ./hack/cmd/world
-WORLD_ADDR=127.0.0.1:18088 WORLD_DATA_DIR="$work/data" WORLD_LOG_LEVEL=warn "$work/world" > "$work/world.log" 2>&1 &
+export WORLD_AMBASSADOR_TOKEN=bench-token-0123456789
+WORLD_ADDR=127.0.0.1:18088 WORLD_DATA_DIR="$work/data" WORLD_LOG_LEVEL=warn \
+	WORLD_RATE_LIMITS=writes=1000000/1m,register_agent=1000000/1h,register_source=1000000/1h,storage_writes=1000000/1m,garden_plantings=1000000/1m \
+	"$work/world" > "$work/world.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do curl -fs http://127.0.0.1:18088/healthz >/dev/null 2>&1 && break; sleep 0.1; done
 go run ./hack/cmd/bulletinbench -world http://127.0.0.1:18088 "$@"

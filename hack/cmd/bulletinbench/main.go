@@ -6,7 +6,10 @@
 //
 // It also times writes from acceptance to their line on the live feed.
 // It seeds the world with citizens, plots, garden files and tickets through
-// the public API first, so the document has a realistic size. Needs wrk and
+// the public API first, so the document has a realistic size (a few KB),
+// measures, then grows the world (-large-citizens more citizens with plots,
+// -announcements long announcements by the ambassador, -token) to a
+// document of about 200 KB and measures again: both sizes, both encodings. Needs wrk and
 // nginx on PATH (Debian: wrk, nginx-light); hack/bench/bulletin-vs-nginx.sh
 // installs them and starts the world.
 package main
@@ -37,42 +40,56 @@ func main() {
 	conns := flag.Int("connections", 64, "wrk connections")
 	nginxPort := flag.Int("nginx-port", 18089, "port for nginx")
 	writes := flag.Int("latency-writes", 300, "garden writes timed from acceptance to their live feed line (0: skip)")
+	large := flag.Int("large-citizens", 1000, "citizens added (each with a plot) before the large-document round (0: no large round)")
+	announcements := flag.Int("announcements", 10, "long announcements posted before the large-document round")
+	token := flag.String("token", os.Getenv("WORLD_AMBASSADOR_TOKEN"), "the ambassador's token, for the announcements")
 	flag.Parse()
 
-	seed(*world, *citizens)
+	seed(*world, 0, *citizens)
 	if *writes > 0 {
 		latency(*world, *writes)
 	}
+	compare(*world, *nginxPort, *rounds, *duration, *conns, fmt.Sprintf("%d citizens seeded", *citizens))
+	if *large > 0 {
+		seed(*world, *citizens, *large)
+		announce(*world, *token, *announcements)
+		compare(*world, *nginxPort, *rounds, *duration, *conns, fmt.Sprintf("%d citizens, %d long announcements", *citizens+*large, *announcements))
+	}
+}
+
+// compare serves the world's current document from nginx too and runs the
+// alternating wrk rounds against both, with and without gzip.
+func compare(world string, nginxPort, rounds int, duration string, conns int, what string) {
 	time.Sleep(500 * time.Millisecond) // let the last events reach the aggregator
-	body := get(*world+"/api/world/bulletin", false)
-	gz := get(*world+"/api/world/bulletin", true)
+	body := get(world+"/api/world/bulletin", false)
+	gz := get(world+"/api/world/bulletin", true)
 	dir, err := os.MkdirTemp("", "bulletinbench-")
 	must(err)
 	defer os.RemoveAll(dir)
-	stopNginx := startNginx(dir, *nginxPort, body, gz)
+	stopNginx := startNginx(dir, nginxPort, body, gz)
 	defer stopNginx()
 
 	targets := []struct{ name, url, header string }{
-		{"bulletin", *world + "/api/world/bulletin", ""},
-		{"nginx", fmt.Sprintf("http://127.0.0.1:%d/bulletin.json", *nginxPort), ""},
-		{"bulletin gzip", *world + "/api/world/bulletin", "Accept-Encoding: gzip"},
-		{"nginx gzip", fmt.Sprintf("http://127.0.0.1:%d/bulletin.json", *nginxPort), "Accept-Encoding: gzip"},
+		{"bulletin", world + "/api/world/bulletin", ""},
+		{"nginx", fmt.Sprintf("http://127.0.0.1:%d/bulletin.json", nginxPort), ""},
+		{"bulletin gzip", world + "/api/world/bulletin", "Accept-Encoding: gzip"},
+		{"nginx gzip", fmt.Sprintf("http://127.0.0.1:%d/bulletin.json", nginxPort), "Accept-Encoding: gzip"},
 	}
 	results := map[string][]float64{}
-	for r := 0; r < *rounds; r++ {
+	for r := 0; r < rounds; r++ {
 		for _, t := range targets {
-			results[t.name] = append(results[t.name], wrk(t.url, t.header, *duration, *conns))
+			results[t.name] = append(results[t.name], wrk(t.url, t.header, duration, conns))
 		}
 	}
-	fmt.Printf("document: %d bytes (%d gzip), %d citizens seeded, %d rounds of %s, %d connections\n", len(body), len(gz), *citizens, *rounds, *duration, *conns)
+	fmt.Printf("document: %d bytes (%d gzip), %s, %d rounds of %s, %d connections\n", len(body), len(gz), what, rounds, duration, conns)
 	for _, pair := range [][2]string{{"bulletin", "nginx"}, {"bulletin gzip", "nginx gzip"}} {
 		a, b := median(results[pair[0]]), median(results[pair[1]])
 		fmt.Printf("%-14s %9.0f req/s   %-11s %9.0f req/s   ratio %.2f   (rounds: %v vs %v)\n", pair[0], a, pair[1], b, a/b, results[pair[0]], results[pair[1]])
 	}
 }
 
-func seed(world string, n int) {
-	for i := 0; i < n; i++ {
+func seed(world string, first, n int) {
+	for i := first; i < first+n; i++ {
 		var reg struct {
 			AgentID     string          `json:"agent_id"`
 			Certificate json.RawMessage `json:"certificate"`
@@ -85,6 +102,18 @@ func seed(world string, n int) {
 		if i%4 == 0 {
 			post(world+"/api/world/tickets", h, map[string]any{"category": "feature", "title": fmt.Sprintf("Idea %d", i), "description": "More benches."}, nil)
 		}
+	}
+}
+
+// announce posts n announcements of 2,000 characters (the contract's most).
+func announce(world, token string, n int) {
+	if n > 0 && token == "" {
+		log.Fatal("-announcements needs -token (or WORLD_AMBASSADOR_TOKEN)")
+	}
+	text := bytes.Repeat([]byte("A long notice to grow the board. "), 61)[:2000]
+	for i := 0; i < n; i++ {
+		post(world+"/api/admin/announcements", map[string]string{"Authorization": "Bearer " + token},
+			map[string]any{"title": fmt.Sprintf("Notice %d", i), "content": string(text)}, nil)
 	}
 }
 
