@@ -12,6 +12,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/x/mongo/driver"
+	"go.mongodb.org/mongo-driver/x/mongo/driver/topology"
 
 	"sharedworld.dev/pkg/logging"
 	"sharedworld.dev/pkg/problem"
@@ -88,8 +90,19 @@ func Classify(err error) *problem.Error {
 const UnavailableRetry = 5 * time.Second
 
 func isUnavailable(err error) bool {
-	return mongo.IsNetworkError(err) || mongo.IsTimeout(err) ||
-		errors.Is(err, mongo.ErrClientDisconnected) || errors.Is(err, context.DeadlineExceeded)
+	if mongo.IsNetworkError(err) || mongo.IsTimeout(err) ||
+		errors.Is(err, mongo.ErrClientDisconnected) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	// A database that hangs or drops connections also shows as a server
+	// that cannot be selected, a cleared connection pool, or an error the
+	// driver labels retryable: each means "try again", not a bug.
+	var selection topology.ServerSelectionError
+	var pool driver.RetryablePoolError
+	var labeled mongo.LabeledError
+	return errors.As(err, &selection) || errors.Is(err, topology.ErrServerSelectionTimeout) ||
+		(errors.As(err, &pool) && pool.Retryable()) ||
+		(errors.As(err, &labeled) && (labeled.HasErrorLabel("RetryableWriteError") || labeled.HasErrorLabel("TransientTransactionError")))
 }
 
 // ErrorHandler writes every error as the contract's JSON body. Internal
