@@ -123,6 +123,9 @@ func (h *Host) Stop(timeout time.Duration) error {
 	}
 	h.cancelBG()
 	<-h.bgDone
+	// Nothing writes any more once every request finished and the
+	// background work stopped: the copies can be kept for the next start.
+	h.writeSnapshots(err == nil, deadline)
 	h.close()
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("some requests did not finish before shutdown: %w", err)
