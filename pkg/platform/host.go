@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/segmentio/kafka-go"
@@ -105,10 +106,13 @@ func New(ctx context.Context, opts Options, units ...Unit) (_ *Host, err error) 
 	for i, u := range units {
 		envs[i].Deps.Auth = h.auth
 		envs[i].Deps.Limits = g.limits
+		began := time.Now()
 		svc, err := u.Build(ctx, envs[i])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", u.Name, err)
 		}
+		// where a start's time goes, service by service
+		h.log.Info("service built", slog.String("unit", u.Name), slog.Duration("took", time.Since(began)))
 		h.services = append(h.services, svc)
 	}
 	if err := h.wire(); err != nil {

@@ -119,7 +119,8 @@ func (h *Host) Stop(timeout time.Duration) error {
 		_ = h.admin.ShutdownWithTimeout(time.Second)
 	}
 	if h.opts.Local {
-		h.settle(time.Until(deadline))
+		// a quarter of the time is kept for the snapshot of the copies
+		h.settle(time.Until(deadline) * 3 / 4)
 	}
 	h.cancelBG()
 	<-h.bgDone
