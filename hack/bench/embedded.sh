@@ -52,6 +52,8 @@ start() {
 	done
 	t1=$(date +%s.%N)
 	STARTUP=$(echo "$t1 - $t0" | bc)
+	# where the in-memory copies came from: the snapshot or a scan
+	LOADS=$(curl -fs "$BASE/metrics" | awk '/^sharedworld_mirror_loads_total/ {sub(/.*source="/, ""); sub(/"}/, ""); printf "%s%s", sep, $0; sep=", "}')
 }
 
 start
@@ -62,14 +64,14 @@ fi
 source "$DATA/bench.env"
 stop
 start
-STARTUP_CLEAN=$STARTUP
+STARTUP_CLEAN="${STARTUP}s (copies: $LOADS)"
 crash
 start
-STARTUP_CRASH=$STARTUP
+STARTUP_CRASH="${STARTUP}s (copies: $LOADS)"
 rss_start=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
 if [ "$STARTUP_ONLY" = 1 ]; then
 	echo "world: $CITIZENS citizens, $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, data in $DATA"
-	echo "start-up after a clean stop (snapshot): ${STARTUP_CLEAN}s; after kill -9 (scan): ${STARTUP_CRASH}s; RSS after start: $((rss_start / 1024)) MiB"
+	echo "start-up after a clean stop (snapshot): ${STARTUP_CLEAN}; after kill -9 (scan): ${STARTUP_CRASH}; RSS after start: $((rss_start / 1024)) MiB"
 	exit 0
 fi
 sleep "$WARMUP"
@@ -81,7 +83,7 @@ PLOT_CURSOR=$(curl -fs "$BASE/api/world/plots?limit=100" | jq -r '.pagination.ne
 
 echo
 echo "world: $CITIZENS citizens (directory-visible, one plot each), $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, data in $DATA"
-echo "start-up with that world: ${STARTUP_CLEAN}s after a clean stop (snapshot), ${STARTUP_CRASH}s after kill -9 (scan); RSS after start: $((rss_start / 1024)) MiB"
+echo "start-up with that world: ${STARTUP_CLEAN} after a clean stop, ${STARTUP_CRASH} after kill -9; RSS after start: $((rss_start / 1024)) MiB"
 echo "wrk -t1 -c16 -d$DURATION --latency, logging at warn"
 echo
 printf '| %-58s | %10s | %10s | %s\n' endpoint "requests/s" p99 "errors"
