@@ -2,13 +2,16 @@
 # The embedded default at scale (`make bench-embedded`): builds the runner,
 # starts it on a fresh data directory (embedded FerretDB and Kafka, logging
 # at warn), seeds it over the HTTP API with hack/cmd/seedworld, restarts it
-# to time the start-up with that world, then drives each read endpoint with
-# wrk (1 thread, 16 connections) and prints requests/s and p99 per endpoint,
-# the start-up time and the runner's RSS.
+# twice to time the start-up with that world: after a clean stop (SIGTERM:
+# the in-memory copies come back from the snapshot the stop wrote) and after
+# a kill -9 (no snapshot: every copy is a scan of FerretDB), then drives
+# each read endpoint with wrk (1 thread, 16 connections) and prints
+# requests/s and p99 per endpoint, the start-up times and the runner's RSS.
 #
 #   CITIZENS=1000 TICKETS=1 FILES=1 DURATION=5s hack/bench/embedded.sh
 #   WORLD_DATA_DIR=/some/dir SEED=0 hack/bench/embedded.sh   # reuse a seeded world
 #   WORLD_BIN=/path/to/an/older/world hack/bench/embedded.sh   # measure another build
+#   STARTUP_ONLY=1 hack/bench/embedded.sh   # the start-up times only, no wrk
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -29,7 +32,11 @@ WORLD_BIN=${WORLD_BIN:-bin/world} # another build of the runner, to compare
 [ "$WORLD_BIN" != bin/world ] || go build -o bin/world ./hack/cmd/world
 go build -o bin/seedworld ./hack/cmd/seedworld
 
+STARTUP_ONLY=${STARTUP_ONLY:-0}
 pid=""
+# stop is a clean stop (SIGTERM, and the runner's graceful shutdown, which
+# writes the snapshot); crash is a kill -9.
+crash() { if [ -n "$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; fi; }
 stop() { if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; fi; }
 trap stop EXIT
 start() {
@@ -45,6 +52,8 @@ start() {
 	done
 	t1=$(date +%s.%N)
 	STARTUP=$(echo "$t1 - $t0" | bc)
+	# where the in-memory copies came from: the snapshot or a scan
+	LOADS=$(curl -fs "$BASE/metrics" | awk '/^sharedworld_mirror_loads_total/ {sub(/.*source="/, ""); sub(/"}/, ""); printf "%s%s", sep, $0; sep=", "}')
 }
 
 start
@@ -55,7 +64,16 @@ fi
 source "$DATA/bench.env"
 stop
 start
+STARTUP_CLEAN="${STARTUP}s (copies: $LOADS)"
+crash
+start
+STARTUP_CRASH="${STARTUP}s (copies: $LOADS)"
 rss_start=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+if [ "$STARTUP_ONLY" = 1 ]; then
+	echo "world: $CITIZENS citizens, $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, data in $DATA"
+	echo "start-up after a clean stop (snapshot): ${STARTUP_CLEAN}; after kill -9 (scan): ${STARTUP_CRASH}; RSS after start: $((rss_start / 1024)) MiB"
+	exit 0
+fi
 sleep "$WARMUP"
 
 H=(-H "X-Agent-Id: $BENCH_AGENT_ID" -H "X-Agent-Certificate: $BENCH_CERT")
@@ -65,7 +83,7 @@ PLOT_CURSOR=$(curl -fs "$BASE/api/world/plots?limit=100" | jq -r '.pagination.ne
 
 echo
 echo "world: $CITIZENS citizens (directory-visible, one plot each), $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, data in $DATA"
-echo "start-up with that world: ${STARTUP}s; RSS after start: $((rss_start / 1024)) MiB"
+echo "start-up with that world: ${STARTUP_CLEAN} after a clean stop, ${STARTUP_CRASH} after kill -9; RSS after start: $((rss_start / 1024)) MiB"
 echo "wrk -t1 -c16 -d$DURATION --latency, logging at warn"
 echo
 printf '| %-58s | %10s | %10s | %s\n' endpoint "requests/s" p99 "errors"

@@ -41,6 +41,8 @@ type DB struct {
 	locks *Locks
 	// mirrors are the in-memory copies of collections (MirrorOf), by name.
 	mirrors sync.Map
+	// snap is the snapshot of the mirrors left by the last clean stop.
+	snap snapshots
 }
 
 // NewDB wraps db for a process that writes it in mode.

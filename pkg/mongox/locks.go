@@ -3,6 +3,7 @@ package mongox
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"go.mongodb.org/mongo-driver/mongo"
 )
@@ -12,6 +13,9 @@ import (
 // it, so two keys never share one: a caller holding one document's lock may
 // take another's without ever waiting on itself.
 type Locks struct {
+	// gate is held shared by every lock holder, and exclusively for good
+	// once freeze succeeds: no write goes on after a snapshot was taken.
+	gate sync.RWMutex
 	mu   sync.Mutex
 	held map[string]*keyLock
 }
@@ -26,6 +30,7 @@ func NewLocks() *Locks { return &Locks{held: map[string]*keyLock{}} }
 
 // Lock locks key and returns its unlock function.
 func (l *Locks) Lock(key string) (unlock func()) {
+	l.gate.RLock()
 	l.mu.Lock()
 	k := l.held[key]
 	if k == nil {
@@ -42,7 +47,22 @@ func (l *Locks) Lock(key string) (unlock func()) {
 			delete(l.held, key)
 		}
 		l.mu.Unlock()
+		l.gate.RUnlock()
 	}
+}
+
+// freeze waits until no lock is held (at most until deadline) and then
+// lets no one take one again; false when some holder stayed. It never
+// blocks new holders while it waits (TryLock), so a holder taking a second
+// lock cannot deadlock with it.
+func (l *Locks) freeze(deadline time.Time) bool {
+	for !l.gate.TryLock() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
 }
 
 // Doc locks the document id of coll and returns its unlock function.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Mirror is an in-memory copy of a collection's rows (each store picks the
@@ -32,6 +33,13 @@ type Mirror[R any] struct {
 	rows   map[string]*R
 	orders map[string]*Order[R]
 	loaded atomic.Bool
+	// db and coll say where the copy comes from (MirrorOf), for the
+	// snapshot of a clean stop (snapshot.go); nil for a NewMirror.
+	db   *DB
+	coll string
+	// early says a write was reported before Load: the snapshot (taken
+	// before that write) no longer holds, only a scan does.
+	early bool
 }
 
 // MirrorOf is the Mirror of collection coll of db, made on first use with
@@ -42,7 +50,9 @@ func MirrorOf[R any](db *DB, coll string, id func(*R) string) *Mirror[R] {
 	if !db.Exclusive() {
 		return nil
 	}
-	m, _ := db.mirrors.LoadOrStore(coll, NewMirror(id))
+	fresh := NewMirror(id)
+	fresh.db, fresh.coll = db, coll
+	m, _ := db.mirrors.LoadOrStore(coll, fresh)
 	return m.(*Mirror[R])
 }
 
@@ -80,7 +90,9 @@ func (m *Mirror[R]) Order(name string, cmp func(a, b *R) int, keep func(*R) bool
 // Load fills the copy from the database with load (one scan) the first
 // time it is called, and does nothing after that. Writes wait while it
 // loads: one that the scan missed is reported after it, and one it saw is
-// reported again, which changes nothing.
+// reported again, which changes nothing. When the database's previous run
+// stopped cleanly and left a snapshot of this copy that still holds
+// (DB.OpenSnapshot), the copy is read from it instead of scanned.
 func (m *Mirror[R]) Load(ctx context.Context, load func(ctx context.Context) ([]R, error)) error {
 	if m.loaded.Load() {
 		return nil
@@ -90,12 +102,17 @@ func (m *Mirror[R]) Load(ctx context.Context, load func(ctx context.Context) ([]
 	if m.loaded.Load() {
 		return nil
 	}
-	rows, err := load(ctx)
-	if err != nil {
-		return fmt.Errorf("load the in-memory copy: %w", err)
+	start := time.Now()
+	rows, restored := restoreRows[R](m.db, m.coll, m.early)
+	if !restored {
+		var err error
+		if rows, err = load(ctx); err != nil {
+			return fmt.Errorf("load the in-memory copy: %w", err)
+		}
 	}
 	m.reset(rows)
 	m.loaded.Store(true)
+	m.db.loaded(m.coll, len(rows), restored, time.Since(start))
 	return nil
 }
 
@@ -132,6 +149,7 @@ func (m *Mirror[R]) Put(r R) {
 }
 
 func (m *Mirror[R]) put(r R) {
+	m.early = m.early || !m.loaded.Load()
 	id := m.id(&r)
 	if old, ok := m.rows[id]; ok {
 		for _, o := range m.orders {
@@ -149,6 +167,7 @@ func (m *Mirror[R]) put(r R) {
 func (m *Mirror[R]) Change(id string, fn func(*R) bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.early = m.early || !m.loaded.Load()
 	old, ok := m.rows[id]
 	if !ok {
 		return
@@ -163,6 +182,7 @@ func (m *Mirror[R]) Change(id string, fn func(*R) bool) {
 func (m *Mirror[R]) Delete(id string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.early = m.early || !m.loaded.Load()
 	old, ok := m.rows[id]
 	if !ok {
 		return
@@ -178,6 +198,7 @@ func (m *Mirror[R]) Delete(id string) {
 func (m *Mirror[R]) DeleteWhere(match func(*R) bool) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.early = m.early || !m.loaded.Load()
 	n := 0
 	for id, r := range m.rows {
 		if !match(r) {

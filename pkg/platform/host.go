@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/segmentio/kafka-go"
@@ -16,6 +17,7 @@ import (
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/httpx"
+	"sharedworld.dev/pkg/mongox"
 )
 
 var errLookupTooEarly = errors.New("citizen lookup asked before the host finished building its services")
@@ -50,6 +52,9 @@ type Host struct {
 	presence *citizens.PresenceReporter
 	services []Service
 	endLife  context.CancelFunc
+	// dbs are the services' databases, whose in-memory copies a clean stop
+	// writes to a snapshot (snapshot.go).
+	dbs []*mongox.DB
 
 	app, admin *fiber.App
 	url        string
@@ -80,6 +85,11 @@ func New(ctx context.Context, opts Options, units ...Unit) (_ *Host, err error) 
 	var trusted []auth.Provider
 	for i, u := range units {
 		envs[i] = h.env(u.Name)
+	}
+	if err := h.openSnapshots(ctx); err != nil {
+		return nil, err
+	}
+	for i, u := range units {
 		if u.Trust == nil {
 			continue
 		}
@@ -96,10 +106,13 @@ func New(ctx context.Context, opts Options, units ...Unit) (_ *Host, err error) 
 	for i, u := range units {
 		envs[i].Deps.Auth = h.auth
 		envs[i].Deps.Limits = g.limits
+		began := time.Now()
 		svc, err := u.Build(ctx, envs[i])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", u.Name, err)
 		}
+		// where a start's time goes, service by service
+		h.log.Info("service built", slog.String("unit", u.Name), slog.Duration("took", time.Since(began)))
 		h.services = append(h.services, svc)
 	}
 	if err := h.wire(); err != nil {
@@ -128,8 +141,10 @@ func newHost(ctx context.Context, opts Options) (*Host, context.Context) {
 // env is what a unit gets from this host (without auth, which comes after
 // every unit's Trust).
 func (h *Host) env(service string) Env {
+	db := h.opts.Backend.DB(service)
+	h.dbs = append(h.dbs, db)
 	return Env{Config: h.opts.Config, Deps: Deps{
-		Logger: h.log, DB: h.opts.Backend.DB(service), Brokers: h.opts.Backend.Brokers,
+		Logger: h.log, DB: db, Brokers: h.opts.Backend.Brokers,
 		Publisher: h.writer, Clock: h.opts.Clock, Citizens: h.citizens,
 		AmbassadorToken: h.opts.Config.AmbassadorToken,
 	}}

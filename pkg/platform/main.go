@@ -105,7 +105,13 @@ func runJob(ctx context.Context, opts Options, u Unit, j Job) int {
 		opts.Logger.Error(j.Name+" failed", slog.String("error", err.Error()))
 		return exitFailed
 	}
-	if err := j.Run(ctx, h.env(u.Name)); err != nil {
+	env := h.env(u.Name)
+	// a job writes too: the snapshot of the last clean stop no longer holds
+	if err := h.openSnapshots(ctx); err != nil {
+		opts.Logger.Error(j.Name+" failed", slog.String("error", err.Error()))
+		return exitFailed
+	}
+	if err := j.Run(ctx, env); err != nil {
 		opts.Logger.Error(j.Name+" failed", slog.String("error", err.Error()))
 		return exitFailed
 	}

@@ -119,10 +119,14 @@ func (h *Host) Stop(timeout time.Duration) error {
 		_ = h.admin.ShutdownWithTimeout(time.Second)
 	}
 	if h.opts.Local {
-		h.settle(time.Until(deadline))
+		// a quarter of the time is kept for the snapshot of the copies
+		h.settle(time.Until(deadline) * 3 / 4)
 	}
 	h.cancelBG()
 	<-h.bgDone
+	// Nothing writes any more once every request finished and the
+	// background work stopped: the copies can be kept for the next start.
+	h.writeSnapshots(err == nil, deadline)
 	h.close()
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("some requests did not finish before shutdown: %w", err)

@@ -133,7 +133,7 @@ func (s *Citizens) Get(ctx context.Context, agentID string) (domain.Citizen, boo
 		if !ok {
 			return domain.Citizen{}, false, nil
 		}
-		return r.doc.citizen(), true, nil
+		return r.Doc.citizen(), true, nil
 	}
 	d, err := s.docs.Get(ctx, agentID)
 	if errors.Is(err, mongox.ErrNotFound) {
@@ -192,9 +192,9 @@ func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.
 	}
 	if s.mirror != nil && res.MatchedCount > 0 {
 		s.mirror.Change(agentID, func(r *citizenRow) bool {
-			r.doc.LastSeenAt = clock.Stored(seen)
+			r.Doc.LastSeenAt = clock.Stored(seen)
 			if !signed.IsZero() {
-				r.doc.LastSignedAt = clock.Stored(signed)
+				r.Doc.LastSignedAt = clock.Stored(signed)
 			}
 			return true
 		})

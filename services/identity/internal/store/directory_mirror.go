@@ -17,22 +17,24 @@ import (
 // backend, where FerretDB would decode every citizen for a directory
 // page): the document with its search keys folded once, when written.
 type citizenRow struct {
-	doc       citizenDoc
-	name, bio string   // folded
-	interests []string // folded
+	// exported so that the row can be kept in the kit's snapshot of the
+	// copy (mongox: a clean stop writes it, the next start reads it)
+	Doc                   citizenDoc
+	FoldedName, FoldedBio string
+	FoldedInterests       []string
 }
 
 func rowOf(d citizenDoc) citizenRow {
-	r := citizenRow{doc: d, name: fold(d.Name), bio: fold(d.DirectoryBio)}
+	r := citizenRow{Doc: d, FoldedName: fold(d.Name), FoldedBio: fold(d.DirectoryBio)}
 	for _, i := range d.Interests {
-		r.interests = append(r.interests, fold(i))
+		r.FoldedInterests = append(r.FoldedInterests, fold(i))
 	}
 	return r
 }
 
 // listed is the directory's selection: visible, living and named.
 func (r *citizenRow) listed() bool {
-	return r.doc.DirectoryVisible && r.doc.Status == domain.StatusLiving && r.doc.Name != ""
+	return r.Doc.DirectoryVisible && r.Doc.Status == domain.StatusLiving && r.Doc.Name != ""
 }
 
 // citizenMirror keeps every citizen by agent id and the directory in its
@@ -43,15 +45,15 @@ type citizenMirror struct {
 }
 
 func citizenMirrorOf(db *mongox.DB) *citizenMirror {
-	m := mongox.MirrorOf(db, "citizens", func(r *citizenRow) string { return r.doc.AgentID })
+	m := mongox.MirrorOf(db, "citizens", func(r *citizenRow) string { return r.Doc.AgentID })
 	if m == nil {
 		return nil
 	}
 	return &citizenMirror{Mirror: m, directory: m.Order("directory", func(a, b *citizenRow) int {
-		if c := cmp.Compare(a.doc.Number, b.doc.Number); c != 0 {
+		if c := cmp.Compare(a.Doc.Number, b.Doc.Number); c != 0 {
 			return c
 		}
-		return strings.Compare(a.doc.AgentID, b.doc.AgentID)
+		return strings.Compare(a.Doc.AgentID, b.Doc.AgentID)
 	}, (*citizenRow).listed)}
 }
 
@@ -78,7 +80,7 @@ func (s *Citizens) written(id string, d *citizenDoc) {
 	}
 	next := *d
 	if old, ok := s.mirror.Get(id); ok {
-		next.LastSeenAt, next.LastSignedAt = old.doc.LastSeenAt, old.doc.LastSignedAt
+		next.LastSeenAt, next.LastSignedAt = old.Doc.LastSeenAt, old.Doc.LastSignedAt
 	}
 	s.mirror.Put(rowOf(next))
 }
@@ -90,14 +92,14 @@ func (s *Citizens) directoryFromMirror(q domain.DirectoryQuery) ([]domain.Citize
 	var total int64
 	out := []domain.Citizen{}
 	s.mirror.directory.Ascend(nil, func(r *citizenRow) bool {
-		if search != "" && !strings.Contains(r.name, search) && !strings.Contains(r.bio, search) {
+		if search != "" && !strings.Contains(r.FoldedName, search) && !strings.Contains(r.FoldedBio, search) {
 			return true
 		}
-		if q.Interest != "" && !hasInterest(r.interests, interest) {
+		if q.Interest != "" && !hasInterest(r.FoldedInterests, interest) {
 			return true
 		}
 		if total >= int64(q.Offset) && len(out) < q.Limit {
-			out = append(out, r.doc.citizen())
+			out = append(out, r.Doc.citizen())
 		}
 		total++
 		return true

@@ -1,0 +1,165 @@
+package world_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"sharedworld.dev/hack/world"
+	"sharedworld.dev/pkg/metrics"
+)
+
+// mirrorLoads is how many in-memory copies the process filled from source
+// (snapshot or scan) so far.
+func mirrorLoads(t *testing.T, source string) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "sharedworld_mirror_loads_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "source" && l.GetValue() == source {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// populate writes something into every store that keeps a copy: citizens
+// (directory-visible, with interests), plots, files, backups, tickets (one
+// acknowledged and upvoted), the feed, proposals, messages and commons posts.
+func populate(t *testing.T, c client, token string) []map[string]string {
+	t.Helper()
+	admin := map[string]string{"Authorization": "Bearer " + token}
+	var agents []map[string]string
+	for i, name := range []string{"Ada", "Brook", "Cyan"} {
+		h := devAgent(t, c, name)
+		agents = append(agents, h)
+		expect(t, c, "POST", "/api/world/register", map[string]any{"name": name, "directory_visible": i != 2,
+			"directory_bio": name + " tends the garden.", "interests": []string{"gardens", fmt.Sprint("topic", i)}}, h, 201)
+		expect(t, c, "POST", "/api/world/plots/claim", map[string]any{"coordinates": map[string]int{"x": 10 + i, "y": 3}}, h, 201)
+		_, me := c.do("GET", "/api/world/whoami", nil, h)
+		plot := fmt.Sprintf("plot_x%d_y3", 10+i)
+		expect(t, c, "POST", "/api/world/storage/write", map[string]any{"plot_id": plot, "path": "/notes/" + name + ".md", "content": "aGVsbG8K"}, h, 201)
+		expect(t, c, "POST", "/api/world/continuity/backup", map[string]any{"content": "bXkgbWVtb3J5", "encryption_key": "correct horse battery staple", "backup_type": "memory"}, h, 201)
+		_, b := c.do("POST", "/api/world/tickets", map[string]any{"category": "bug", "title": name + "'s lamp", "description": "It flickers."}, h)
+		if i == 0 {
+			tid := b["ticket"].(map[string]any)["ticket_id"].(string)
+			expect(t, c, "PATCH", "/api/admin/tickets/"+tid, map[string]any{"status": "acknowledged", "response": "Seen."}, admin, 200)
+			_ = me
+		}
+	}
+	for i, h := range agents {
+		to := agents[(i+1)%len(agents)]["X-Agent-Id"]
+		expect(t, c, "POST", "/api/world/message", map[string]any{"to_agent_id": to, "subject": "Hello", "content": "Hi there.", "encryption_key": "correct horse battery staple"}, h, 201)
+		expect(t, c, "POST", "/api/world/commons/general", map[string]any{"title": "Hello", "content": "I am here."}, h, 201)
+	}
+	expect(t, c, "POST", "/api/world/governance/propose", map[string]any{"title": "Quiet hours", "body": "No tending at night."}, agents[0], 201)
+	return agents
+}
+
+func expect(t *testing.T, c client, method, path string, body any, h map[string]string, status int) map[string]any {
+	t.Helper()
+	s, b := c.do(method, path, body, h)
+	if s != status {
+		t.Fatalf("%s %s: %d, want %d: %v", method, path, s, status, b)
+	}
+	return b
+}
+
+// lists are the answers of every list and search the copies serve.
+func lists(t *testing.T, c client, agents []map[string]string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	get := func(path string, h map[string]string) {
+		s, b := c.do("GET", path, nil, h)
+		raw, _ := json.Marshal(b)
+		out[path] = fmt.Sprintf("%d %s", s, raw)
+	}
+	for _, p := range []string{"/api/world/directory", "/api/world/directory?search=brook", "/api/world/directory?interest=gardens",
+		"/api/world/tickets", "/api/world/tickets?status=open", "/api/world/tickets?status=acknowledged&limit=1",
+		"/api/world/plots", "/api/world/plots/available?near_x=11&near_y=3&limit=5", "/api/world/events?limit=50",
+		"/api/world/events?type=ticket", "/api/world/governance/proposals", "/api/world/elections", "/api/world/commons/general"} {
+		get(p, nil)
+	}
+	for i, h := range agents {
+		get(fmt.Sprintf("/api/world/storage/list?plot_id=plot_x%d_y3#%d", 10+i, i), h)
+		get(fmt.Sprintf("/api/world/continuity/list#%d", i), h)
+		get(fmt.Sprintf("/api/world/messages#%d", i), h)
+		get(fmt.Sprintf("/api/world/notifications#%d", i), h)
+		get(fmt.Sprintf("/api/world/citizens/%s", h["X-Agent-Id"]), nil)
+	}
+	return out
+}
+
+// A restart after a clean stop reads every copy from the snapshot and
+// answers every list as a start that scans; writes after it are kept.
+func TestCleanRestartServesTheSnapshotAsAScanWould(t *testing.T) {
+	token := "snapshot-token-0123456789"
+	cfg := world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: token}
+	w := start(t, cfg)
+	c := client{t, w.URL}
+	agents := populate(t, c, token)
+	if err := w.Stop(20 * time.Second); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+
+	before, scansBefore := mirrorLoads(t, "snapshot"), mirrorLoads(t, "scan")
+	w = start(t, cfg)
+	// every copy: citizens, tickets, plots, files, garden files, backups,
+	// the feed, proposals, elections and the seven of messaging (16)
+	if got, scans := mirrorLoads(t, "snapshot")-before, mirrorLoads(t, "scan")-scansBefore; got != 16 || scans != 0 {
+		t.Fatalf("a start after a clean stop read %v copies from the snapshot and scanned %v, want 16 and none", got, scans)
+	}
+	c = client{t, w.URL}
+	// writes after a restart from the snapshot reach the copies
+	expect(t, c, "POST", "/api/world/tickets", map[string]any{"category": "feature", "title": "After the restart", "description": "Seen?"}, agents[1], 201)
+	expect(t, c, "PUT", "/api/world/profile", map[string]any{"bio": "Back again.", "directory_visible": true}, agents[2], 200)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if _, b := c.do("GET", "/api/world/events?type=ticket", nil, nil); strings.Contains(fmt.Sprint(b), "After the restart") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the ticket filed after the restart never reached the feed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	restored := lists(t, c, agents)
+	for path, want := range map[string]string{"/api/world/tickets": "After the restart", "/api/world/directory?interest=gardens": "Cyan"} {
+		if !strings.Contains(restored[path], want) {
+			t.Fatalf("%s after a write following the restart: %s", path, restored[path])
+		}
+	}
+	// the snapshot is taken at the start: a stop without one (requests
+	// cut short, or a kill) leaves the next start to scan
+	if err := w.Stop(20 * time.Second); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(cfg.DataDir, "mirrors")); err != nil {
+		t.Fatal(err)
+	}
+	before = mirrorLoads(t, "snapshot")
+	w = start(t, cfg)
+	defer func() { _ = w.Stop(20 * time.Second) }()
+	if got := mirrorLoads(t, "snapshot") - before; got != 0 {
+		t.Fatalf("a start without the snapshot file read %v copies from it", got)
+	}
+	c = client{t, w.URL}
+	scanned := lists(t, c, agents)
+	for path, want := range scanned {
+		if restored[path] != want {
+			t.Errorf("%s\nfrom the snapshot: %s\nfrom a scan:       %s", path, restored[path], want)
+		}
+	}
+}
