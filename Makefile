@@ -13,11 +13,12 @@ run:
 
 ## test: every module's tests against embedded FerretDB and Kafka, in both
 ## backend modes: embedded (this process the only writer, as make run) and
-## shared (every version guard and MongoDB query branch, as replicas run);
-## then every fuzz target briefly (the committed corpora run in the tests)
-test: test-embedded test-shared fuzz
+## shared (every version guard and MongoDB query branch, as replicas run).
+## Every fuzz target's committed corpus runs in these tests as seed inputs.
+test: test-embedded test-shared
 
-## fuzz: every fuzz target for FUZZTIME each (3s by default)
+## fuzz: every fuzz target, fuzzing for FUZZTIME each (3s by default; CI
+## runs it after make test)
 fuzz:
 	hack/fuzz-brief.sh
 
