@@ -139,7 +139,6 @@ func (c *Consumer) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		c.busy.Store(true)
 		if err := c.handleBatch(ctx, batch); err != nil {
 			return nil // ctx ended while retrying
 		}
@@ -156,12 +155,14 @@ func (c *Consumer) Run(ctx context.Context) error {
 }
 
 // fetch waits for a message, then takes what else the reader holds within
-// batchLinger, up to maxBatch messages.
+// batchLinger, up to maxBatch messages. The consumer is busy from the first
+// message on.
 func (c *Consumer) fetch(ctx context.Context) ([]kafka.Message, error) {
 	m, err := c.reader.FetchMessage(ctx)
 	if err != nil {
 		return nil, err
 	}
+	c.busy.Store(true)
 	batch := []kafka.Message{m}
 	more, cancel := context.WithTimeout(ctx, batchLinger)
 	defer cancel()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,12 +100,23 @@ func (a *Aggregator) Apply(ctx context.Context, ev domain.Event) error {
 // per collection per batch instead of a few per event, and a record that
 // several events change is written once, in its newest state. An event
 // that can never apply is logged and skipped.
+//
+// The events are applied in chunks whose feed items fit twice in a live
+// subscriber's buffer: a chunk's items reach the hub at once, and a larger
+// burst would drop every live subscriber, sending them all to read the
+// store at the same moment.
 func (a *Aggregator) ApplyBatch(ctx context.Context, evs []domain.Event) error {
-	invalid, err := a.apply(ctx, evs)
-	for _, e := range invalid {
-		a.log.Error("skipping an event that cannot be applied", slog.String("error", e.Error()))
+	size := max(1, a.hub.Buffer()/2)
+	for chunk := range slices.Chunk(evs, size) {
+		invalid, err := a.apply(ctx, chunk)
+		for _, e := range invalid {
+			a.log.Error("skipping an event that cannot be applied", slog.String("error", e.Error()))
+		}
+		if err != nil {
+			return err
+		}
 	}
-	return err
+	return nil
 }
 
 // planned is one event's change with its place in the live stream.
