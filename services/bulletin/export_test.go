@@ -72,7 +72,7 @@ func CrashWhileStoring(t testing.TB, deps platform.Deps, evs []events.Event, kee
 	}
 	agg := app.NewAggregator(Options{}.World.WithDefaults(founded),
 		crashingProjections{st.projections, keepRecords, crash}, crashingFeed{st.feed, keepFeed, crash},
-		app.NewHub(1, 1), deps.Logger)
+		app.NewHub(1, 2*len(evs)), deps.Logger) // a buffer that takes the batch as one chunk
 	if err := agg.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
