@@ -49,6 +49,15 @@ func (l *Ledger) Record(ctx context.Context, e Event) error {
 	return nil
 }
 
+// BatchHandler applies several events, in order, with the effect of a
+// Handler applied to each in turn, so that a projection catching up can
+// coalesce their writes. It returns only once every effect is stored. An
+// event it cannot apply it skips itself (where a Handler would return
+// ErrPermanent). When it fails, the consumer applies the same events one by
+// one with the Handler, so a failed batch must leave nothing that a second
+// application would count twice.
+type BatchHandler func(ctx context.Context, evs []Event) error
+
 // ConsumerOptions configures a consumer.
 type ConsumerOptions struct {
 	Service string
@@ -57,8 +66,20 @@ type ConsumerOptions struct {
 	Brokers []string
 	Ledger  *Ledger
 	Handler Handler
-	Logger  *slog.Logger
+	// Batch, when set, applies the events of a fetched batch together;
+	// Handler remains the path for single events and failed batches.
+	Batch  BatchHandler
+	Logger *slog.Logger
 }
+
+// A batch is what the reader already holds when the first message of it
+// arrives, up to maxBatch messages or batchLinger of waiting: a backlog is
+// applied (and its offsets committed) in large batches, while a single
+// event waits at most batchLinger longer than it would alone.
+const (
+	maxBatch    = 500
+	batchLinger = 2 * time.Millisecond
+)
 
 // Consumer reads topics in a consumer group and applies each event exactly
 // once in effect: duplicates are dropped by id through the ledger, and an
@@ -84,6 +105,7 @@ func NewConsumer(o ConsumerOptions) *Consumer {
 		MinBytes:              1,
 		MaxBytes:              10 << 20,
 		MaxWait:               250 * time.Millisecond,
+		QueueCapacity:         maxBatch,
 		ReadBackoffMin:        5 * time.Millisecond,
 		ReadBackoffMax:        100 * time.Millisecond,
 		CommitInterval:        100 * time.Millisecond,
@@ -100,12 +122,13 @@ func NewConsumer(o ConsumerOptions) *Consumer {
 	return &Consumer{o: o, reader: r}
 }
 
-// Run consumes until ctx ends.
+// Run consumes until ctx ends. Offsets are committed per batch, after
+// every event of it was applied.
 func (c *Consumer) Run(ctx context.Context) error {
 	defer c.reader.Close()
 	defer track(c)()
 	for {
-		m, err := c.reader.FetchMessage(ctx)
+		batch, err := c.fetch(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -116,34 +139,124 @@ func (c *Consumer) Run(ctx context.Context) error {
 			}
 			continue
 		}
-		c.busy.Store(true)
-		if err := c.handle(ctx, m); err != nil {
+		if err := c.handleBatch(ctx, batch); err != nil {
 			return nil // ctx ended while retrying
 		}
-		if err := c.reader.CommitMessages(ctx, m); err != nil && ctx.Err() == nil {
-			c.o.Logger.Warn("commit failed; the event may be redelivered and will be dropped as a duplicate", slog.String("error", err.Error()))
+		if err := c.reader.CommitMessages(ctx, batch...); err != nil && ctx.Err() == nil {
+			c.o.Logger.Warn("commit failed; the events may be redelivered and will be dropped as duplicates", slog.String("error", err.Error()))
 		}
 		lag := c.reader.Stats().Lag
-		metrics.ConsumerLag.WithLabelValues(c.o.Service, m.Topic).Set(float64(lag))
+		last := batch[len(batch)-1]
+		metrics.ConsumerLag.WithLabelValues(c.o.Service, last.Topic).Set(float64(lag))
 		c.lag.Store(lag)
 		c.busy.Store(false)
-		moved.Add(1)
+		moved.Add(uint64(len(batch)))
 	}
+}
+
+// fetch waits for a message, then takes what else the reader holds within
+// batchLinger, up to maxBatch messages. The consumer is busy from the first
+// message on.
+func (c *Consumer) fetch(ctx context.Context) ([]kafka.Message, error) {
+	m, err := c.reader.FetchMessage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.busy.Store(true)
+	batch := []kafka.Message{m}
+	more, cancel := context.WithTimeout(ctx, batchLinger)
+	defer cancel()
+	for len(batch) < maxBatch {
+		m, err := c.reader.FetchMessage(more)
+		if err != nil {
+			break // the linger ended (or ctx did: the batch is still applied)
+		}
+		batch = append(batch, m)
+	}
+	return batch, nil
+}
+
+// handleBatch applies the messages' events: together through Batch when
+// there is one and more than one event, otherwise (or when the batch
+// failed) one by one.
+func (c *Consumer) handleBatch(ctx context.Context, msgs []kafka.Message) error {
+	evs := make([]Event, 0, len(msgs))
+	for _, m := range msgs {
+		e, err := FromMessage(m)
+		if err != nil {
+			metrics.EventsConsumed.WithLabelValues(c.o.Service, "unknown", "skipped").Inc()
+			c.o.Logger.Error("skipping a message that is not a valid event", slog.String("error", err.Error()))
+			continue
+		}
+		evs = append(evs, e)
+	}
+	if c.o.Batch != nil && len(evs) > 1 {
+		err := c.applyBatch(ctx, evs)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		c.o.Logger.Warn("batch apply failed; applying its events one by one", slog.Int("events", len(evs)), slog.String("error", err.Error()))
+	}
+	for _, e := range evs {
+		if err := c.handle(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyBatch applies the events the ledger has not seen through Batch and
+// records them.
+func (c *Consumer) applyBatch(ctx context.Context, evs []Event) error {
+	fresh := evs
+	if c.o.Ledger != nil {
+		// The ledger drops what earlier batches applied; a batch's own
+		// repeats are dropped here.
+		fresh = make([]Event, 0, len(evs))
+		inBatch := make(map[string]bool, len(evs))
+		for _, e := range evs {
+			seen := inBatch[e.ID]
+			if !seen {
+				var err error
+				if seen, err = c.o.Ledger.Seen(ctx, e.ID); err != nil {
+					return err
+				}
+			}
+			if seen {
+				metrics.EventsConsumed.WithLabelValues(c.o.Service, e.Type, "duplicate").Inc()
+				continue
+			}
+			inBatch[e.ID] = true
+			fresh = append(fresh, e)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := c.o.Batch(ctx, fresh); err != nil {
+		return err
+	}
+	for _, e := range fresh {
+		if c.o.Ledger != nil {
+			if err := c.o.Ledger.Record(ctx, e); err != nil {
+				return err
+			}
+		}
+		metrics.EventsConsumed.WithLabelValues(c.o.Service, e.Type, "applied").Inc()
+	}
+	return nil
 }
 
 // Idle reports whether the consumer is waiting for events with nothing left
 // to read: no event being applied and no lag behind the last one it read.
 func (c *Consumer) Idle() bool { return !c.busy.Load() && c.lag.Load() == 0 }
 
-// handle applies one message, retrying transient failures with backoff until
+// handle applies one event, retrying transient failures with backoff until
 // it succeeds or ctx ends (in which case it returns ctx's error).
-func (c *Consumer) handle(ctx context.Context, m kafka.Message) error {
-	e, err := FromMessage(m)
-	if err != nil {
-		metrics.EventsConsumed.WithLabelValues(c.o.Service, "unknown", "skipped").Inc()
-		c.o.Logger.Error("skipping a message that is not a valid event", slog.String("error", err.Error()))
-		return nil
-	}
+func (c *Consumer) handle(ctx context.Context, e Event) error {
 	backoff := 20 * time.Millisecond
 	for {
 		result, err := c.apply(ctx, e)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -133,7 +134,7 @@ func (s *Service) Run(ctx context.Context) error {
 	defer s.hub.Close()
 	consumer := events.NewConsumer(events.ConsumerOptions{
 		Service: "bulletin", Group: ConsumerGroup, Topics: catalog.AllTopics(), Brokers: s.deps.Brokers,
-		Handler: s.handle, Logger: s.deps.Logger,
+		Handler: s.handle, Batch: s.handleBatch, Logger: s.deps.Logger,
 	})
 	done := make(chan struct{}, 2)
 	go func() { s.aggregator.RenderLoop(ctx); done <- struct{}{} }()
@@ -150,6 +151,22 @@ func (s *Service) Run(ctx context.Context) error {
 // costs no write.
 func (s *Service) handle(ctx context.Context, e events.Event) error {
 	return apply(ctx, s.aggregator, e)
+}
+
+// handleBatch applies a fetched batch of events together (the catch-up
+// path: their writes are coalesced). An event that cannot be translated is
+// skipped, as handle would make the consumer skip it.
+func (s *Service) handleBatch(ctx context.Context, evs []events.Event) error {
+	des := make([]domain.Event, 0, len(evs))
+	for _, e := range evs {
+		de, err := messages.ToDomain(e)
+		if err != nil {
+			s.deps.Logger.Error("skipping an event that cannot be applied", slog.String("id", e.ID), slog.String("type", e.Type), slog.String("error", err.Error()))
+			continue
+		}
+		des = append(des, de)
+	}
+	return s.aggregator.ApplyBatch(ctx, des)
 }
 
 func apply(ctx context.Context, agg *app.Aggregator, e events.Event) error {

@@ -277,3 +277,37 @@ func TestStreamTypeFilter(t *testing.T) {
 		t.Fatalf("filtered stream sent %v", item)
 	}
 }
+
+// After a restart the hub holds nothing of the past: a client resuming
+// with the id of an item read before the restart gets the rest from the
+// store, then the live items, each once.
+func TestStreamResumesFromTheStoreAfterARestart(t *testing.T) {
+	w := newWorld(t, bulletin.Options{Heartbeat: 50 * time.Millisecond})
+	base := w.serve(t)
+	s := openStream(t, base, "")
+	for i := range 4 {
+		w.kit.Publish(ticketEvent(i))
+	}
+	w.waitHandled(t, 4)
+	var ids, got []string
+	for range 4 {
+		id, item := s.next(t)
+		ids, got = append(ids, id), append(got, item["id"].(string))
+	}
+	s.resp.Body.Close()
+	w.stop()
+	_ = w.app.ShutdownWithTimeout(time.Second)
+
+	w.start(t, bulletin.Options{Heartbeat: 50 * time.Millisecond})
+	base = w.serve(t)
+	r := openStream(t, base, ids[1])
+	for _, want := range got[2:] {
+		if _, item := r.next(t); item["id"] != want {
+			t.Fatalf("resumed from the store: got %v, want %s", item["id"], want)
+		}
+	}
+	w.kit.Publish(ticketEvent(4))
+	if _, item := r.next(t); item["id"] != "tkt_00000004" {
+		t.Fatalf("after catching up: got %v, want tkt_00000004", item["id"])
+	}
+}

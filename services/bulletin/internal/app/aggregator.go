@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,63 +82,114 @@ func (a *Aggregator) Load(ctx context.Context) error {
 	return a.Render()
 }
 
-// Apply applies one event and returns once the change is stored.
-//
-// A change is committed to memory and rendered first, then written to the
-// store, retrying until the write succeeds or ctx ends, and only then is
-// its feed item sent to live subscribers. Rendering first keeps the
-// store's write time off the path from a write to the bulletin; storing
-// before returning keeps the consumer's offset behind what is stored, so a
-// crash in between loses nothing — the event is delivered again and applied
-// to the reloaded state. Sending only what is stored is what lets a
-// resuming stream read the store up to where its subscription starts and
-// miss nothing in between (see Hub). The one exception to memory first is
-// an old feed entry (one that would not enter the feed window), which may
-// already be stored without memory knowing: it is stored first and
-// committed only if it was new.
-//
-// An event that can never apply returns an error wrapping
-// domain.ErrInvalidEvent.
+// Apply applies one event and returns once its change is stored. An event
+// that can never apply returns an error wrapping domain.ErrInvalidEvent.
 func (a *Aggregator) Apply(ctx context.Context, ev domain.Event) error {
-	a.mu.Lock()
-	ch, err := a.proj.Plan(ev)
-	if err != nil || ch.Empty() {
-		a.mu.Unlock()
-		if err != nil {
-			applyErrors.WithLabelValues(ev.Type, "invalid").Inc()
-			return err
-		}
-		a.applied(ev, "unchanged")
-		return nil
-	}
-	memoryFirst := ch.Feed == nil || a.proj.FeedWouldShow(*ch.Feed)
-	var seq int64
-	if ch.Feed != nil {
-		seq = a.nextSeq
-		a.nextSeq++
-	}
-	if memoryFirst {
-		a.proj.Commit(ch, true)
-	}
-	a.mu.Unlock()
-	if memoryFirst {
-		a.requestRender()
-	}
-
-	inserted, err := a.store(ctx, ev.Type, ch, seq)
+	invalid, err := a.apply(ctx, []domain.Event{ev})
 	if err != nil {
-		a.release(ch, seq, false)
 		return err
 	}
-	if !memoryFirst {
-		a.mu.Lock()
-		a.proj.Commit(ch, inserted)
-		a.mu.Unlock()
-		a.requestRender()
+	if len(invalid) > 0 {
+		return invalid[0]
 	}
-	a.release(ch, seq, inserted)
-	a.applied(ev, "changed")
 	return nil
+}
+
+// ApplyBatch applies events in order, with the effect of Apply on each in
+// turn, and returns once every change is stored: a backlog costs one write
+// per collection per batch instead of a few per event, and a record that
+// several events change is written once, in its newest state. An event
+// that can never apply is logged and skipped.
+//
+// The events are applied in chunks whose feed items fit twice in a live
+// subscriber's buffer: a chunk's items reach the hub at once, and a larger
+// burst would drop every live subscriber, sending them all to read the
+// store at the same moment.
+func (a *Aggregator) ApplyBatch(ctx context.Context, evs []domain.Event) error {
+	size := max(1, a.hub.Buffer()/2)
+	for chunk := range slices.Chunk(evs, size) {
+		invalid, err := a.apply(ctx, chunk)
+		for _, e := range invalid {
+			a.log.Error("skipping an event that cannot be applied", slog.String("error", e.Error()))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planned is one event's change with its place in the live stream.
+type planned struct {
+	ev  domain.Event
+	ch  domain.Change
+	seq int64
+}
+
+// apply applies events and reports those that can never apply.
+//
+// Every change is committed to memory and rendered first, then the batch's
+// changes are written to the store, retrying until the writes succeed or
+// ctx ends, and only then are their feed items sent to live subscribers.
+// Rendering first keeps the store's write time off the path from a write
+// to the bulletin; storing before returning keeps the consumer's offsets
+// behind what is stored, so a crash in between loses nothing — the events
+// are delivered again and applied to the reloaded state, where what was
+// stored plans no change (versions per aggregate, feed entries keyed by
+// event id). Sending only what is stored is what lets a resuming stream
+// read the store up to where its subscription starts and miss nothing in
+// between (see Hub). An old feed entry (one that would not enter the feed
+// window) may already be stored without memory knowing: its insert is
+// refused and its seq skipped.
+func (a *Aggregator) apply(ctx context.Context, evs []domain.Event) (invalid []error, err error) {
+	var changes []planned
+	var unchanged []domain.Event
+	a.mu.Lock()
+	for _, ev := range evs {
+		ch, err := a.proj.Plan(ev)
+		if err != nil {
+			applyErrors.WithLabelValues(ev.Type, "invalid").Inc()
+			invalid = append(invalid, err)
+			continue
+		}
+		if ch.Empty() {
+			unchanged = append(unchanged, ev)
+			continue
+		}
+		p := planned{ev: ev, ch: ch}
+		shows := false
+		if ch.Feed != nil {
+			p.seq = a.nextSeq
+			a.nextSeq++
+			shows = a.proj.FeedWouldShow(*ch.Feed)
+		}
+		// Later events of the batch are planned on this change.
+		a.proj.Commit(ch, shows)
+		changes = append(changes, p)
+	}
+	a.mu.Unlock()
+	defer func() {
+		for _, ev := range unchanged {
+			a.applied(ev, "unchanged")
+		}
+	}()
+	if len(changes) == 0 {
+		return invalid, nil
+	}
+	a.requestRender()
+
+	inserted, err := a.store(ctx, changes)
+	if err != nil {
+		for _, p := range changes {
+			a.release(p.ch, p.seq, false)
+		}
+		return invalid, err
+	}
+	for i, p := range changes {
+		a.release(p.ch, p.seq, inserted[i])
+		a.applied(p.ev, "changed")
+	}
+	return invalid, nil
 }
 
 // release settles the change's place in the live stream: its feed item
@@ -161,42 +213,77 @@ func (a *Aggregator) applied(ev domain.Event, result string) {
 	eventsApplied.WithLabelValues(ev.Type, result).Inc()
 }
 
-// store writes the change, retrying with backoff until it is written or
-// ctx ends. It reports whether the feed entry was new to the store.
-func (a *Aggregator) store(ctx context.Context, eventType string, ch domain.Change, seq int64) (bool, error) {
+// store writes the changes, retrying with backoff until they are written
+// or ctx ends. It reports, per change, whether its feed entry is stored
+// under the change's seq.
+func (a *Aggregator) store(ctx context.Context, changes []planned) ([]bool, error) {
 	backoff := 20 * time.Millisecond
 	for {
-		inserted, err := a.write(ctx, ch, seq)
+		inserted, err := a.write(ctx, changes)
 		if err == nil {
 			return inserted, nil
 		}
-		applyErrors.WithLabelValues(eventType, "store").Inc()
-		a.log.Warn("store projection change failed; retrying", slog.String("event_id", ch.EventID), slog.String("error", err.Error()))
+		for _, p := range changes {
+			applyErrors.WithLabelValues(p.ev.Type, "store").Inc()
+		}
+		a.log.Warn("store projection changes failed; retrying", slog.Int("changes", len(changes)),
+			slog.String("first_event_id", changes[0].ch.EventID), slog.String("error", err.Error()))
 		select {
 		case <-ctx.Done():
-			return false, fmt.Errorf("store projection change of %s: %w", ch.EventID, errors.Join(err, ctx.Err()))
+			return nil, fmt.Errorf("store projection changes from %s: %w", changes[0].ch.EventID, errors.Join(err, ctx.Err()))
 		case <-time.After(backoff):
 		}
 		backoff = min(backoff*2, 5*time.Second)
 	}
 }
 
-func (a *Aggregator) write(ctx context.Context, ch domain.Change, seq int64) (bool, error) {
-	if ch.Record != nil {
-		saved, err := a.projections.Save(ctx, ch.Record)
+// write stores the newest record of each aggregate the changes touched,
+// then their feed entries: two writes per batch, whatever its size.
+func (a *Aggregator) write(ctx context.Context, changes []planned) ([]bool, error) {
+	var records []domain.Record
+	at := map[string]int{} // kind/key → index in records
+	var entries []domain.StoredFeedEntry
+	var withFeed []int // index in changes of each entry
+	for i, p := range changes {
+		if r := p.ch.Record; r != nil {
+			k := string(r.Kind()) + "/" + r.Key()
+			if j, ok := at[k]; ok {
+				records[j] = r // memory applied them in order: the last is the newest
+			} else {
+				at[k] = len(records)
+				records = append(records, r)
+			}
+		}
+		if p.ch.Feed != nil {
+			entries = append(entries, domain.StoredFeedEntry{Seq: p.seq, FeedEntry: *p.ch.Feed})
+			withFeed = append(withFeed, i)
+		}
+	}
+	if len(records) > 0 {
+		saved, err := a.projections.SaveAll(ctx, records)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		if !saved {
-			// Only a second writer could have stored a newer record.
-			a.log.Warn("store holds a newer projection record than memory; is a second aggregator running?",
-				slog.String("kind", string(ch.Record.Kind())), slog.String("key", ch.Record.Key()))
+		for i, ok := range saved {
+			if !ok {
+				// Only a second writer could have stored a newer record.
+				a.log.Warn("store holds a newer projection record than memory; is a second aggregator running?",
+					slog.String("kind", string(records[i].Kind())), slog.String("key", records[i].Key()))
+			}
 		}
 	}
-	if ch.Feed == nil {
-		return false, nil
+	inserted := make([]bool, len(changes))
+	if len(entries) == 0 {
+		return inserted, nil
 	}
-	return a.feed.Insert(ctx, *ch.Feed, seq)
+	stored, err := a.feed.InsertAll(ctx, entries)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range withFeed {
+		inserted[i] = stored[j]
+	}
+	return inserted, nil
 }
 
 func (a *Aggregator) requestRender() {
@@ -206,18 +293,31 @@ func (a *Aggregator) requestRender() {
 	}
 }
 
+// renderInterval is the least time between two renderings: a change after
+// a quiet spell is rendered at once, while a backlog being applied costs
+// at most one rendering per interval instead of taking CPU from the
+// catch-up itself.
+const renderInterval = 50 * time.Millisecond
+
 // RenderLoop renders after changes until ctx ends. Changes that arrive while
-// a rendering runs are folded into the next one, so a burst of events costs
-// a few renderings, not one per event.
+// a rendering runs, or within renderInterval of its start, are folded into
+// the next one, so a burst of events costs a few renderings, not one per
+// event.
 func (a *Aggregator) RenderLoop(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-a.render:
-			if err := a.Render(); err != nil {
-				a.log.Error("render bulletin", slog.String("error", err.Error()))
-			}
+		}
+		start := time.Now()
+		if err := a.Render(); err != nil {
+			a.log.Error("render bulletin", slog.String("error", err.Error()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(renderInterval - time.Since(start)):
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"sync"
 
 	"sharedworld.dev/services/bulletin/internal/domain"
@@ -34,7 +36,16 @@ type Hub struct {
 	// sent out; pending holds the settled seqs above it (nil: skipped).
 	released int64
 	pending  map[int64]*StreamItem
+	// recent is the last items released, in seq order: every item
+	// released after recentFloor is in it (a skipped seq has none), so a
+	// client resuming close behind the live edge catches up from memory
+	// instead of reading the store (see SubscribeAfter).
+	recent      []StreamItem
+	recentFloor int64
 }
+
+// recentMax is how many released items the hub keeps for resuming clients.
+const recentMax = 4096
 
 // NewHub allows at most max subscribers, each buffering up to buffer items.
 // The stream starts after seq 0; StartAfter moves that.
@@ -48,13 +59,18 @@ func (h *Hub) StartAfter(seq int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.released = seq
+	h.recent, h.recentFloor = nil, seq
 }
 
 // Subscription is one live-stream client's channel.
 type Subscription struct {
 	// After is the seq released when the subscription started: every item
 	// up to it is in the store, and every item after it comes on C.
-	After   int64
+	After int64
+	// Backlog, when Covered, is every item after the seq the subscriber
+	// resumes from up to After, from memory: the store need not be read.
+	Backlog []StreamItem
+	Covered bool
 	C       <-chan StreamItem
 	c       chan StreamItem
 	hub     *Hub
@@ -62,7 +78,12 @@ type Subscription struct {
 }
 
 // Subscribe adds a subscriber, or refuses when the hub is full or closed.
-func (h *Hub) Subscribe() (*Subscription, error) {
+func (h *Hub) Subscribe() (*Subscription, error) { return h.SubscribeAfter(-1) }
+
+// SubscribeAfter is Subscribe for a client resuming after seq: when the
+// hub still holds every item released after seq, the subscription carries
+// them (Backlog, Covered), taken at the same instant as After.
+func (h *Hub) SubscribeAfter(seq int64) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed || len(h.subs) >= h.max {
@@ -70,6 +91,10 @@ func (h *Hub) Subscribe() (*Subscription, error) {
 	}
 	c := make(chan StreamItem, h.buffer)
 	s := &Subscription{After: h.released, C: c, c: c, hub: h}
+	if seq >= h.recentFloor && seq < h.released {
+		i, _ := slices.BinarySearchFunc(h.recent, seq, func(it StreamItem, seq int64) int { return cmp.Compare(it.Seq, seq+1) })
+		s.Backlog, s.Covered = slices.Clone(h.recent[i:]), true
+	}
 	h.subs[s] = struct{}{}
 	sseSubscribers.Inc()
 	return s, nil
@@ -99,7 +124,19 @@ func (h *Hub) settle(seq int64, item *StreamItem) {
 		h.released++
 		if next != nil {
 			h.sendLocked(*next)
+			h.remember(*next)
 		}
+	}
+}
+
+// remember keeps a released item among the recent ones, forgetting the
+// oldest beyond recentMax (in steps, so that trimming is rare).
+func (h *Hub) remember(item StreamItem) {
+	h.recent = append(h.recent, item)
+	if len(h.recent) >= 2*recentMax {
+		drop := len(h.recent) - recentMax
+		h.recentFloor = h.recent[drop-1].Seq
+		h.recent = slices.Clone(h.recent[drop:])
 	}
 }
 
@@ -138,6 +175,9 @@ func (h *Hub) removeLocked(s *Subscription) {
 	close(s.c)
 	sseSubscribers.Dec()
 }
+
+// Buffer is how many items a subscriber may be behind before it is dropped.
+func (h *Hub) Buffer() int { return h.buffer }
 
 // Len is the number of subscribers.
 func (h *Hub) Len() int {

@@ -125,3 +125,34 @@ func TestHubSendsStoredItemsInStreamOrder(t *testing.T) {
 		t.Fatal("a subscription gets only the items released after it started")
 	}
 }
+
+// A resuming subscriber gets, from memory and at the instant its
+// subscription starts, every item released after the seq it resumes from,
+// as long as the hub still holds them all; from further back (or before
+// anything was released since start) it must read the store.
+func TestHubResumesFromMemoryWhileItHoldsEveryItem(t *testing.T) {
+	const last = 10 + 3*recentMax
+	h := NewHub(10, last)
+	h.StartAfter(10)
+	if s, _ := h.SubscribeAfter(5); s.Covered {
+		t.Fatal("items up to the start are only in the store")
+	}
+	for seq := int64(11); seq <= last; seq++ {
+		if seq == 13 {
+			h.Skip(seq)
+			continue
+		}
+		h.Publish(StreamItem{Seq: seq})
+	}
+	s, _ := h.SubscribeAfter(2*recentMax + 100)
+	if !s.Covered || s.After != last || int64(len(s.Backlog)) != s.After-(2*recentMax+100) ||
+		s.Backlog[0].Seq != 2*recentMax+101 || s.Backlog[len(s.Backlog)-1].Seq != s.After {
+		t.Fatalf("resume close behind the edge: covered %v, %d items, after %d", s.Covered, len(s.Backlog), s.After)
+	}
+	if s, _ := h.SubscribeAfter(12); s.Covered {
+		t.Fatal("the oldest items were forgotten: a resume from before them reads the store")
+	}
+	if edge, _ := h.SubscribeAfter(s.After); edge.Covered || len(edge.Backlog) != 0 {
+		t.Fatal("a subscriber at the live edge has nothing to catch up")
+	}
+}

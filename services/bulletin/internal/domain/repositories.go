@@ -36,6 +36,9 @@ type ProjectionRepository interface {
 	// is false when it has (the newer state stays), so a repeated or older
 	// event never puts back an older state.
 	Save(ctx context.Context, r Record) (saved bool, err error)
+	// SaveAll saves records (distinct keys per kind) as Save saves each,
+	// in as few writes as the store allows; saved[i] is records[i]'s.
+	SaveAll(ctx context.Context, records []Record) (saved []bool, err error)
 	// Load hands every stored record to restore.
 	Load(ctx context.Context, restore func(Record)) error
 }
@@ -60,6 +63,10 @@ type FeedRepository interface {
 	// Insert stores e under seq unless an entry of its event is stored
 	// (inserted false: the event was applied before, under its own seq).
 	Insert(ctx context.Context, e FeedEntry, seq int64) (inserted bool, err error)
+	// InsertAll stores entries as Insert stores each, in one write;
+	// inserted[i] is entries[i]'s (an entry already stored under its own
+	// seq, by an earlier attempt, counts as inserted).
+	InsertAll(ctx context.Context, entries []StoredFeedEntry) (inserted []bool, err error)
 	// MaxSeq is the highest sequence number used, 0 for an empty feed.
 	MaxSeq(ctx context.Context) (int64, error)
 	// Page returns up to limit entries newest first, after the key when

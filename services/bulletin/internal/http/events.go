@@ -78,7 +78,7 @@ func (h *Handlers) stream(c *fiber.Ctx, typ domain.FeedType) error {
 			return err
 		}
 	}
-	sub, err := h.Feed.Hub().Subscribe()
+	sub, err := h.Feed.Hub().SubscribeAfter(resumeFrom)
 	if err != nil {
 		return problem.Unavailable("The live feed has as many clients as it serves.", "Retry in a few seconds, or poll GET /api/world/events.")
 	}
@@ -130,7 +130,7 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 	s.last = sub.After
 	if resumeFrom >= 0 && resumeFrom < sub.After {
 		s.last = resumeFrom
-		if !s.catchUp(ctx, w, sub.After) {
+		if !s.catchUp(ctx, w, sub) {
 			return
 		}
 	} else if resumeFrom > sub.After {
@@ -161,9 +161,19 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 	}
 }
 
-// catchUp sends the stored items after s.last up to seq upTo, where the
-// live items begin.
-func (s *sse) catchUp(ctx context.Context, w *bufio.Writer, upTo int64) bool {
+// catchUp sends the items after s.last up to the subscription's start,
+// where the live items begin: from the hub's memory when it still holds
+// them all, otherwise from the store.
+func (s *sse) catchUp(ctx context.Context, w *bufio.Writer, sub *app.Subscription) bool {
+	upTo := sub.After
+	if sub.Covered {
+		for _, item := range sub.Backlog {
+			if !s.write(w, item) {
+				return false
+			}
+		}
+		return w.Flush() == nil
+	}
 	for s.last < upTo {
 		page, err := s.feed.Since(ctx, s.last, catchUpPage)
 		if err != nil {

@@ -81,26 +81,76 @@ var ErrSeqTaken = errors.New("feed sequence number already used")
 // Insert stores an entry unless one with its event id exists (inserted
 // false): the event was applied before, under its original seq.
 func (s *Feed) Insert(ctx context.Context, e domain.FeedEntry, seq int64) (inserted bool, err error) {
-	d := feedDoc{EventID: e.EventID, Seq: seq, Type: string(e.Item.Type), At: e.Item.At,
-		Line: e.Item.Line, Body: e.Item.Body, ItemID: e.Item.ID}
-	_, err = s.coll.InsertOne(ctx, d)
-	if err == nil {
-		s.mirror.put(d)
-		return true, nil
+	all, err := s.InsertAll(ctx, []domain.StoredFeedEntry{{Seq: seq, FeedEntry: e}})
+	if err != nil {
+		return false, err
 	}
-	if !mongox.IsDuplicate(err) {
-		return false, fmt.Errorf("insert feed entry %s: %w", e.EventID, err)
+	return all[0], nil
+}
+
+// InsertAll stores entries as Insert stores each, in one write:
+// inserted[i] tells whether entries[i] is stored under its seq. An entry
+// found stored under its own seq counts as inserted (a retry after a write
+// whose answer was lost), so that it still reaches live subscribers.
+func (s *Feed) InsertAll(ctx context.Context, entries []domain.StoredFeedEntry) (inserted []bool, err error) {
+	docs := make([]any, len(entries))
+	for i, e := range entries {
+		docs[i] = feedDoc{EventID: e.EventID, Seq: e.Seq, Type: string(e.Item.Type), At: e.Item.At,
+			Line: e.Item.Line, Body: e.Item.Body, ItemID: e.Item.ID}
 	}
-	// Which unique index refused it is read from the data, not from the
-	// error text (whose wording differs between servers).
-	n, cerr := s.coll.CountDocuments(ctx, bson.M{"_id": e.EventID})
-	if cerr != nil {
-		return false, fmt.Errorf("check feed entry %s: %w", e.EventID, cerr)
+	_, err = s.coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	inserted = make([]bool, len(entries))
+	if err != nil {
+		if inserted, err = s.decide(ctx, entries, err); err != nil {
+			return nil, err
+		}
+	} else {
+		for i := range inserted {
+			inserted[i] = true
+		}
 	}
-	if n > 0 {
-		return false, nil
+	for i, ok := range inserted {
+		if ok {
+			s.mirror.put(docs[i].(feedDoc))
+		}
 	}
-	return false, fmt.Errorf("%w: %d", ErrSeqTaken, seq)
+	return inserted, nil
+}
+
+// decide tells each entry's fate after an insert refused some: servers do
+// not all say alike which of the others were written (FerretDB may stop at
+// the first refusal), so each is looked up by its event id. An entry
+// neither stored nor refused was not tried: the write fails, to be tried
+// again, which then finds the others stored under their own seqs.
+func (s *Feed) decide(ctx context.Context, entries []domain.StoredFeedEntry, insertErr error) ([]bool, error) {
+	var bw mongo.BulkWriteException
+	if !errors.As(insertErr, &bw) || bw.WriteConcernError != nil {
+		return nil, fmt.Errorf("insert %d feed entries: %w", len(entries), insertErr)
+	}
+	refused := map[int]bool{}
+	for _, we := range bw.WriteErrors {
+		if !mongox.IsDuplicate(mongo.WriteException{WriteErrors: mongo.WriteErrors{we.WriteError}}) {
+			return nil, fmt.Errorf("insert %d feed entries: %w", len(entries), insertErr)
+		}
+		refused[we.Index] = true
+	}
+	inserted := make([]bool, len(entries))
+	for i, e := range entries {
+		var d feedDoc
+		err := s.coll.FindOne(ctx, bson.M{"_id": e.EventID}).Decode(&d)
+		switch {
+		case errors.Is(err, mongo.ErrNoDocuments) && refused[i]:
+			return nil, fmt.Errorf("%w: %d", ErrSeqTaken, e.Seq)
+		case errors.Is(err, mongo.ErrNoDocuments):
+			return nil, fmt.Errorf("insert %d feed entries: %s was not written: %w", len(entries), e.EventID, insertErr)
+		case err != nil:
+			return nil, fmt.Errorf("check feed entry %s: %w", e.EventID, err)
+		}
+		// Stored under its event id: applied before, or under this very
+		// seq by an earlier attempt of this write (whose answer was lost).
+		inserted[i] = d.Seq == e.Seq
+	}
+	return inserted, nil
 }
 
 // MaxSeq is the highest sequence number used, 0 for an empty feed.

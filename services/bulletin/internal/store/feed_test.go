@@ -64,6 +64,14 @@ func TestFeedRepository(t *testing.T) {
 		}
 	})
 
+	t.Run("an entry found under its own seq was inserted by an earlier attempt", func(t *testing.T) {
+		// A retry after a write whose answer was lost: the entry is the
+		// caller's, and must still go out to live subscribers.
+		if inserted, err := repo.Insert(ctx, entry("ev_b", 3, domain.FeedClaim), 2); err != nil || !inserted {
+			t.Fatalf("the same entry under the same seq again: inserted %v, %v", inserted, err)
+		}
+	})
+
 	t.Run("a used sequence number is refused", func(t *testing.T) {
 		if _, err := repo.Insert(ctx, entry("ev_e", 4, domain.FeedTicket), 2); !errors.Is(err, store.ErrSeqTaken) {
 			t.Fatalf("want ErrSeqTaken, got %v", err)
@@ -96,6 +104,24 @@ func TestFeedRepository(t *testing.T) {
 		}
 		if got, _ := repo.Since(ctx, 4, 10); len(got) != 0 {
 			t.Fatalf("nothing follows the last: %s", ids(got))
+		}
+	})
+
+	t.Run("a batch inserts what is new and tells each entry's fate", func(t *testing.T) {
+		got, err := repo.InsertAll(ctx, []domain.StoredFeedEntry{
+			{Seq: 5, FeedEntry: entry("ev_f", 5, domain.FeedTicket)},
+			{Seq: 6, FeedEntry: entry("ev_a", 1, domain.FeedTicket)}, // stored before, under 1
+			{Seq: 7, FeedEntry: entry("ev_g", 6, domain.FeedClaim)},
+		})
+		if err != nil || fmt.Sprint(got) != "[true false true]" {
+			t.Fatalf("InsertAll: %v %v", got, err)
+		}
+		all, err := repo.Since(ctx, 4, 10)
+		if err != nil || ids(all) != "[ev_f@5 ev_g@7]" {
+			t.Fatalf("after the batch: %s %v", ids(all), err)
+		}
+		if _, err := repo.InsertAll(ctx, []domain.StoredFeedEntry{{Seq: 7, FeedEntry: entry("ev_h", 7, domain.FeedClaim)}}); !errors.Is(err, store.ErrSeqTaken) {
+			t.Fatalf("a batch entry under a used seq: want ErrSeqTaken, got %v", err)
 		}
 	})
 }

@@ -55,8 +55,16 @@ const maxSaveAttempts = 10
 // revision, decides, and replaces the document guarded by the revision it
 // read (db.Guarded: on a shared database a replica's write in between makes
 // the guard miss and Save decides again; on an exclusive one the lock is the
-// guard and the filter stays an exact _id lookup).
+// guard and the filter stays an exact _id lookup; there the stored revision
+// is known in memory and SaveAll needs no read).
 func (s *Projections) Save(ctx context.Context, r domain.Record) (saved bool, err error) {
+	if s.db.Exclusive() {
+		all, err := s.SaveAll(ctx, []domain.Record{r})
+		if err != nil {
+			return false, err
+		}
+		return all[0], nil
+	}
 	doc := toDoc(r)
 	if doc == nil {
 		return false, fmt.Errorf("save projection: unknown record %T", r)
@@ -121,14 +129,23 @@ func (s *Projections) loadKind(ctx context.Context, kind domain.RecordKind, rest
 		return fmt.Errorf("load %s records: %w", kind, err)
 	}
 	defer cur.Close(ctx)
+	var revs []revRow
 	for cur.Next(ctx) {
 		r, err := decode(kind, cur)
 		if err != nil {
 			return fmt.Errorf("decode %s record: %w", kind, err)
 		}
 		restore(r)
+		revs = append(revs, revRow{ID: r.Key(), Rev: r.Revision()})
 	}
-	return cur.Err()
+	if err := cur.Err(); err != nil {
+		return err
+	}
+	// The scan is also the in-memory revisions' (exclusive database only).
+	if m := s.revs(kind); m != nil {
+		m.Reset(revs)
+	}
+	return nil
 }
 
 type recordDoc interface{ record() domain.Record }
@@ -175,6 +192,11 @@ func (s *Projections) Drop(ctx context.Context) error {
 	for _, name := range projectionCollections {
 		if err := s.db.Collection(name).Drop(ctx); err != nil {
 			return fmt.Errorf("drop %s: %w", name, err)
+		}
+	}
+	for kind := range projectionCollections {
+		if m := s.revs(kind); m != nil {
+			m.Reset(nil)
 		}
 	}
 	return nil

@@ -97,6 +97,24 @@ func TestProjectionRepository(t *testing.T) {
 		}
 	})
 
+	t.Run("a batch saves as Save saves each record", func(t *testing.T) {
+		old := domain.Ticket{TicketID: "tkt_batch001", Title: "old", Status: "open", StatusVersion: 1}
+		newer := domain.Ticket{TicketID: "tkt_batch001", Title: "newer", Status: "resolved", StatusVersion: 3}
+		if !mustSave(t, repo, newer) {
+			t.Fatal("the first save of a record is saved")
+		}
+		fresh := domain.Ticket{TicketID: "tkt_batch002", Title: "fresh", Status: "open", StatusVersion: 1}
+		moved := v3AsOf(t, repo)
+		saved, err := repo.SaveAll(context.Background(), []domain.Record{old, fresh, moved})
+		if err != nil || fmt.Sprint(saved) != "[false true true]" {
+			t.Fatalf("SaveAll: %v %v", saved, err)
+		}
+		all := loadAll(t, repo)
+		if all["ticket/tkt_batch001"] != newer || all["ticket/tkt_batch002"] != fresh || all["plot/plot_x1_y9"] != moved {
+			t.Fatalf("stored %+v %+v %+v", all["ticket/tkt_batch001"], all["ticket/tkt_batch002"], all["plot/plot_x1_y9"])
+		}
+	})
+
 	t.Run("racing writers of one record: the highest revision stays", func(t *testing.T) {
 		const revisions = 40
 		var wg sync.WaitGroup
@@ -114,6 +132,38 @@ func TestProjectionRepository(t *testing.T) {
 			t.Fatalf("stored %+v, want revision %d", got, revisions)
 		}
 	})
+}
+
+// v3AsOf is the stored plot_x1_y9 one revision on.
+func v3AsOf(t *testing.T, repo domain.ProjectionRepository) domain.Plot {
+	t.Helper()
+	p := loadAll(t, repo)["plot/plot_x1_y9"].(domain.Plot)
+	p.DisplayName, p.Version = "moved on", p.Version+1
+	return p
+}
+
+// A replica stored a newer record than a batch's: on a shared database the
+// batch's guarded write misses, Save decides again on what the replica
+// wrote, and the newer record stays.
+func TestProjectionSaveAllAfterAReplica(t *testing.T) {
+	kit := testkit.New(t)
+	s := store.NewProjections(mongox.NewDB(kit.DB.Database, mongox.Shared))
+	replica := store.NewProjections(mongox.NewDB(kit.DB.Database, mongox.Shared))
+	plot := func(v uint64, owner string) domain.Plot {
+		return domain.Plot{PlotID: "plot_x5_y5", X: 5, Y: 5, OwnerAgentID: owner, Claimed: true, Version: v}
+	}
+	if _, err := replica.Save(kit.Ctx(), plot(5, "replica")); err != nil {
+		t.Fatal(err)
+	}
+	fresh := domain.Plot{PlotID: "plot_x6_y6", X: 6, Y: 6, OwnerAgentID: "mine", Claimed: true, Version: 1}
+	saved, err := s.SaveAll(kit.Ctx(), []domain.Record{plot(4, "mine"), fresh})
+	if err != nil || fmt.Sprint(saved) != "[false true]" {
+		t.Fatalf("SaveAll: %v %v", saved, err)
+	}
+	all := loadAll(t, s)
+	if all["plot/plot_x5_y5"] != plot(5, "replica") || all["plot/plot_x6_y6"] != fresh {
+		t.Fatalf("stored %+v %+v", all["plot/plot_x5_y5"], all["plot/plot_x6_y6"])
+	}
 }
 
 // Another replica saves the record between this one's read and its write:

@@ -1,0 +1,101 @@
+package bulletin
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/platform"
+	"sharedworld.dev/services/bulletin/internal/app"
+	"sharedworld.dev/services/bulletin/internal/domain"
+	"sharedworld.dev/services/bulletin/internal/messages"
+	"sharedworld.dev/services/bulletin/internal/store"
+)
+
+var errCrashed = errors.New("the process died here")
+
+// crashingProjections stores the first keep records of a batch, then the
+// process dies (keep < 0: it never does).
+type crashingProjections struct {
+	*store.Projections
+	keep  int
+	crash context.CancelFunc
+}
+
+func (c crashingProjections) SaveAll(ctx context.Context, records []domain.Record) ([]bool, error) {
+	if c.keep < 0 {
+		return c.Projections.SaveAll(ctx, records)
+	}
+	if _, err := c.Projections.SaveAll(ctx, records[:min(c.keep, len(records))]); err != nil {
+		return nil, err
+	}
+	c.crash()
+	return nil, errCrashed
+}
+
+// crashingFeed stores the first keep entries of a batch, then the process
+// dies (keep < 0: it never does).
+type crashingFeed struct {
+	*store.Feed
+	keep  int
+	crash context.CancelFunc
+}
+
+func (c crashingFeed) InsertAll(ctx context.Context, entries []domain.StoredFeedEntry) ([]bool, error) {
+	if c.keep < 0 {
+		return c.Feed.InsertAll(ctx, entries)
+	}
+	if _, err := c.Feed.InsertAll(ctx, entries[:min(c.keep, len(entries))]); err != nil {
+		return nil, err
+	}
+	c.crash()
+	return nil, errCrashed
+}
+
+// CrashWhileStoring applies evs as one batch, as Run's consumer does,
+// through a bulletin (loaded from deps' database) that dies while storing
+// the batch: after keepRecords of its records, or after all of them and
+// keepFeed of its feed entries. Nothing of it survives but the store, and
+// no offset was committed.
+func CrashWhileStoring(t testing.TB, deps platform.Deps, evs []events.Event, keepRecords, keepFeed int) {
+	t.Helper()
+	ctx, crash := context.WithCancel(context.Background())
+	defer crash()
+	st, err := openStores(ctx, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	founded, err := st.meta.Founded(ctx, deps.Clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := app.NewAggregator(Options{}.World.WithDefaults(founded),
+		crashingProjections{st.projections, keepRecords, crash}, crashingFeed{st.feed, keepFeed, crash},
+		app.NewHub(1, 2*len(evs)), deps.Logger) // a buffer that takes the batch as one chunk
+	if err := agg.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	des := make([]domain.Event, len(evs))
+	for i, e := range evs {
+		if des[i], err = messages.ToDomain(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := agg.ApplyBatch(ctx, des); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the batch should have died while storing, got %v", err)
+	}
+}
+
+// StoredFeed is every feed entry stored in deps' database, in stream order.
+func StoredFeed(t testing.TB, deps platform.Deps) (eventIDs []string, seqs []int64) {
+	t.Helper()
+	entries, err := store.NewFeed(deps.DB).Since(context.Background(), 0, 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		eventIDs, seqs = append(eventIDs, e.EventID), append(seqs, e.Seq)
+	}
+	return eventIDs, seqs
+}
