@@ -169,6 +169,12 @@ func (l *Load) take(ctx context.Context, base string, c *citizen) (kind string, 
 		return kind, false
 	}
 	c.step++
+	if status == http.StatusServiceUnavailable {
+		// A 503 from a write whose database connection broke mid-write
+		// may have been applied: it counts as unanswered, not refused.
+		l.note(func() { l.Unknown[kind]++ })
+		return kind, true
+	}
 	if status != http.StatusCreated {
 		l.reject(kind, status)
 		return kind, true
@@ -205,8 +211,8 @@ func (l *Load) register(ctx context.Context, base string, c *citizen) bool {
 	}
 	c.registerSent = true
 	status, _, err := l.post(ctx, base+"/api/world/register", c.headers, map[string]any{"name": c.name})
-	if err != nil {
-		return false
+	if err != nil || status == http.StatusServiceUnavailable {
+		return false // unanswered, or a 503 that may have been applied: sent again later
 	}
 	c.registerSent = false
 	id := c.headers["X-Agent-Id"]

@@ -47,8 +47,10 @@ type Client struct {
 
 // RetryPolicy says how often and how long the client retries. A request is
 // retried only when that is safe: a GET after a network error, a 503 or a
-// 429; any method after a 429 or 503, because the world answers those
-// without applying anything (rejected requests never count). A 429 whose
+// 429; a write only after a 429, which the world answers without applying
+// anything (rejected requests never count). A write answered 503 is not
+// retried: the database may have dropped the connection after applying it,
+// and only the caller knows whether repeating it is harmless. A 429 whose
 // Retry-After is longer than MaxWait is returned at once (a daily limit
 // waits for the next UTC day, not for a retry loop).
 type RetryPolicy struct {
@@ -192,7 +194,7 @@ func (c *Client) send(ctx context.Context, k call) (*http.Response, error) {
 		default:
 			apiErr := readError(resp)
 			resp.Body.Close()
-			retryable := resp.StatusCode == http.StatusServiceUnavailable ||
+			retryable := (resp.StatusCode == http.StatusServiceUnavailable && k.method == http.MethodGet) ||
 				(resp.StatusCode == http.StatusTooManyRequests && apiErr.RetryAfter > 0)
 			if !retryable || attempt >= c.retry.Attempts || apiErr.RetryAfter > c.retry.MaxWait {
 				return nil, apiErr

@@ -143,6 +143,31 @@ func TestRetriesOnlyWhereSafe(t *testing.T) {
 	}
 }
 
+// A 503 is retried for a GET, not for a write: the database may have
+// applied the write before the connection broke.
+func TestRetriesA503OnlyForReads(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"ok":false,"error":"unavailable","message":"The database is unavailable.","hint":"Retry later."}`))
+	}))
+	defer srv.Close()
+	id, _ := newAgent(t)
+	c, _ := client.New(srv.URL, client.WithIdentity(id), client.WithRetry(client.RetryPolicy{Attempts: 3, MinWait: time.Millisecond, MaxWait: 2 * time.Second}))
+	_, err := c.UpvoteTicket(context.Background(), "tkt_0000000a")
+	var apiErr *client.Error
+	if !errors.As(err, &apiErr) || apiErr.Status != 503 || calls.Load() != 1 {
+		t.Fatalf("POST: err %v after %d calls, want the 503 after 1", err, calls.Load())
+	}
+	calls.Store(0)
+	if _, err := c.GetTicket(context.Background(), "tkt_0000000a"); err == nil || calls.Load() != 3 {
+		t.Fatalf("GET: err %v after %d calls, want an error after 3", err, calls.Load())
+	}
+}
+
 // The client's signatures verify with the world's own verifier, carry a
 // nonce, and two identical requests in one second are both accepted.
 func TestSignaturesVerifyWithTheWorldsAuth(t *testing.T) {

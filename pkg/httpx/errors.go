@@ -80,7 +80,7 @@ func Classify(err error) *problem.Error {
 		}
 	}
 	if isUnavailable(err) {
-		return problem.Unavailable("A storage or messaging dependency is unavailable.", "Retry in a few seconds; nothing was written.")
+		return problem.Unavailable("A storage or messaging dependency is unavailable.", "Retry after Retry-After seconds. If the database connection broke mid-write, this write may have been applied: a repeat then answers as a repeat does (409, or 429 at a daily limit); read before repeating a write that is not idempotent.")
 	}
 	return &problem.Error{Kind: problem.KindInternal, Message: "Internal server error.", Hint: "Retry later; if it persists, file a ticket with the X-Request-Id header value."}
 }
