@@ -92,7 +92,7 @@ soak:
 	go run ./hack/cmd/soak -agents $(SOAK_AGENTS) -duration $(SOAK_DURATION) -rate $(SOAK_RATE) \
 		$(foreach e,$(RUNNER_ENV),-runner-env $(e)) $(SOAK_FLAGS)
 
-## attack: the hardening issue's attacks (garden filling, rate limits,
+## attack: attacks on the world (garden filling, rate limits,
 ## signature replay after SIGTERM and SIGKILL restarts and across two
 ## replicas on a shared database, credentials, bad input on every documented
 ## route) against runners it starts; prints requests and anomalies per

@@ -11,7 +11,7 @@ import (
 // (permissionFields.allowed_agents, cellJSON.x) or the decoder's own words.
 var goName = regexp.MustCompile(`\b[a-z]+[A-Z][A-Za-z0-9]*\.[A-Za-z_]+|Go (struct|value)|json: |\bunmarshal\b`)
 
-// BadInput is issue 10 items 5 and 6 over every documented operation:
+// BadInput sends bad input and oversized bodies to every documented operation:
 // text that is not UTF-8 (query, path, JSON), made-up cursors, huge
 // limits, wrong and unknown methods, bodies with huge numbers, wrong types
 // and deep nesting, two Content-Lengths, a long URL and bodies over the

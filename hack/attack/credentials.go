@@ -10,7 +10,7 @@ import (
 	"sharedworld.dev/pkg/auth"
 )
 
-// Credentials is issue 10 item 4 and the certificate attacks around it:
+// Credentials is the credentials edge cases and the certificate attacks around them:
 // every request below must be refused with 401 (or 403 where a known
 // caller is not allowed), never answered as if it were someone's. issuer,
 // when known (a world whose database the run owns), signs an expired

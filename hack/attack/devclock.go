@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// DevClock is issue 10 item 7: the development clock refuses advances
+// DevClock checks that the development clock refuses advances
 // that overflow or go beyond its bound (400 with a hint), and is the
 // ambassador's alone. It returns the world's time after a small advance,
 // for KeptClock to compare after a restart (zero when the world has no

@@ -33,7 +33,7 @@ func (w *World) plant(cat *Category, a Agent, path string, content []byte) Reply
 	}
 }
 
-// Garden is issue 10 item 1: one citizen fills its share of the garden and
+// Garden is the garden abuse: one citizen fills its share of the garden and
 // no more; the 413 names the documented share and its hint (remove your
 // own plantings) works; others still plant; a planter removes its own,
 // another citizen cannot (403), the ambassador removes any.

@@ -10,7 +10,7 @@ import (
 )
 
 // oversized: bodies over a route's limit reach Go's own client as the 413
-// JSON, not as "broken pipe" (issue 10 item 6), with and without a
+// JSON, not as "broken pipe", with and without a
 // Content-Length, and the connection serves the next request.
 func oversized(w *World, cat *Category, a Agent) {
 	backup := []byte(`{"encryption_key":"k","content":"` + strings.Repeat("A", 12<<20) + `"}`)

@@ -47,7 +47,7 @@ func limited(cat *Category, r Reply, why string, rule ratelimit.Rule) int {
 	return secs
 }
 
-// RateLimits is issue 10 item 2 on one world or spread over two replicas
+// RateLimits checks the rate limits on one world or spread over two replicas
 // (every request alternates between them): each budget admits exactly its
 // limit per window, then 429 with Retry-After and the wait in the hint;
 // refused requests are not counted, so after the wait the whole budget is

@@ -43,7 +43,7 @@ func Replayed(w *World, cat *Category, u Used, where string) {
 	}
 }
 
-// Replay is issue 10 item 3 on one world or two replicas of it (b nil: one):
+// Replay checks signature replay on one world or two replicas of it (b nil: one):
 // a signature is accepted once, by every replica, also when both get it at
 // the same moment; two identical requests in one second with different
 // nonces are both accepted; bad signatures are refused.

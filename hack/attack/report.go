@@ -1,4 +1,4 @@
-// Package attack replays the attacks of the hardening issue against a
+// Package attack replays attacks (garden abuse, rate limits, replay, credentials, bad input) against a
 // running world (garden filling, rate limits, signature replay after a
 // restart and across two replicas, credentials edge cases, bad input on
 // every documented route) and counts, per category, the requests sent and

@@ -8,7 +8,7 @@ import (
 	"sharedworld.dev/pkg/testkit"
 )
 
-// Issue 10: the bulletin agrees with plots-storage about the garden. A
+// The bulletin agrees with plots-storage about the garden. A
 // removal, by its planter or by the ambassador, lowers the bulletin's count
 // to what the storage lists; a repeated delete changes nothing.
 func TestGardenRemovalReachesTheBulletin(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"sharedworld.dev/hack/world"
 )
 
-// Issue 10 item 5, over every documented route of the runner: text that
+// Over every documented route of the runner: text that
 // is not UTF-8 (query, path, JSON strings) is 400, never replaced; a
 // made-up cursor is 400; a huge limit is capped; a method a path does not
 // serve is 405 with Allow; an unknown method gets the JSON error body.
@@ -168,7 +168,7 @@ func rawExchange(t *testing.T, addr, req string) (*http.Response, map[string]any
 	return resp, out
 }
 
-// Issue 10 item 6: a 12 MB backup from Go's net/http client reads the 413
+// A 12 MB backup from Go's net/http client reads the 413
 // JSON through the runner's real listener, not "broken pipe".
 func TestOversizedBackupReachesTheClientAs413(t *testing.T) {
 	w := start(t, world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "big-token-0123456789"})

@@ -167,7 +167,7 @@ func TestDevClock(t *testing.T) {
 	if reg.Sub(time.Now()) < 71*time.Hour {
 		t.Fatalf("services must use the shared development clock: registered_at %v", reg)
 	}
-	// last_seen_at follows the world's clock like every other time (issue 10 item 7).
+	// last_seen_at follows the world's clock like every other time.
 	_, b = c.do("GET", "/api/world/profile", nil, ada)
 	seen, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(b["profile"].(map[string]any)["last_seen_at"]))
 	if seen.Sub(time.Now()) < 71*time.Hour {
@@ -175,7 +175,7 @@ func TestDevClock(t *testing.T) {
 	}
 }
 
-// Issue 10 item 7: the clock is bounded (the largest duration once wrapped
+// The clock is bounded (the largest duration once wrapped
 // the world to 1746) and a restart keeps the world's time.
 func TestDevClockIsBoundedAndKept(t *testing.T) {
 	cfg := world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "clock-token-0123456789", DevClock: true}

@@ -20,7 +20,7 @@ func TestDevAdvanceMovesForwardOnly(t *testing.T) {
 	}
 }
 
-// Issue 10 item 7: the largest duration would wrap the world into the past.
+// The largest duration would wrap the world into the past.
 func TestDevAdvanceIsBounded(t *testing.T) {
 	d := NewDev()
 	for _, by := range []time.Duration{math.MaxInt64, MaxDevOffset + 1} {

@@ -13,7 +13,7 @@ func gardenFiles(d map[string]any) float64 {
 	return f
 }
 
-// Issue 10: a garden removal lowers the bulletin's garden count, and a
+// A garden removal lowers the bulletin's garden count, and a
 // repeated or stale removal changes nothing. CONTRACT §6 names the garden
 // line's verbs (planted or tended) and the feed's other kinds, none of
 // them a removal, so a removal adds no feed line.

@@ -69,7 +69,7 @@ var contractRoutes = []struct{ section, route string }{
 	{"§8", "POST /api/world/message/{message_id}/read"},
 	{"§8", "GET /api/world/notifications"},
 	{"§8", "POST /api/world/notifications/{notification_id}/read"},
-	{"§8", "POST /api/world/notifications/read-all"}, // mark-all-read: the contract is silent, issue 12 asks for it
+	{"§8", "POST /api/world/notifications/read-all"}, // mark-all-read: the contract is silent; agents need it
 	{"§8", "POST /api/world/inbox"},
 	{"§8", "GET /api/world/inbox"},
 	{"§8", "GET /api/admin/inbox"},

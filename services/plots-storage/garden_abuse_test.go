@@ -38,7 +38,7 @@ func expectHint(t *testing.T, r testkit.Response, parts ...string) {
 	}
 }
 
-// Issue 10, item 1: one citizen filled the garden for everyone, for good.
+// Before shares, one citizen filled the garden for everyone, for good.
 // Now it fills only its own share; the others keep planting; it can
 // remove its own plantings and plant again; the ambassador removes any.
 func TestGardenSurvivesOneCitizenFillingIt(t *testing.T) {

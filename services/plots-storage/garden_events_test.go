@@ -26,7 +26,7 @@ func removedOf(t *testing.T, evs []events.Event) []*plotsv1.GardenRemoved {
 	return out
 }
 
-// Issue 10: a removal tells the world, in the same write as the removal,
+// A removal tells the world, in the same write as the removal,
 // so that the bulletin's garden count follows it. One event per removal;
 // a repeated delete (404) tells nothing.
 func TestGardenRemovalEmitsOneEvent(t *testing.T) {

@@ -263,7 +263,7 @@ func TestListPlotsPages(t *testing.T) {
 	w.do(t, http.MethodGet, "/api/world/plots?cursor=bogus!", nil, nil).ExpectError(t, 400, "invalid_request")
 }
 
-// Issue 10 item 5: a refusal names the field as the client sent it (not the
+// A refusal names the field as the client sent it (not the
 // Go type it is decoded through) and the coordinate as sent (1e20, not a
 // clamped 1099511627776).
 func TestClaimRefusalsNameWhatWasSent(t *testing.T) {

@@ -1,4 +1,4 @@
-// Command attack replays the hardening issue's attacks against the world
+// Command attack replays attacks (garden abuse, rate limits, replay, credentials, bad input) against the world
 // and prints, per category, the requests sent and the anomalies (any 5xx,
 // any acceptance where a refusal is due); it exits 1 on any anomaly.
 // Without -url it builds the local runner and starts the worlds it needs
