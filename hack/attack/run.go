@@ -9,8 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+
+	"sharedworld.dev/hack/crash"
 
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/embedded"
@@ -70,7 +73,7 @@ func Given(ctx context.Context, opts Options) ([]*Category, error) {
 func Started(ctx context.Context, opts Options) ([]*Category, error) {
 	logf := opts.Logf
 	logf("building the runner")
-	bin, err := BuildRunner(ctx, opts.WorkDir)
+	bin, err := crash.Build(ctx, opts.WorkDir)
 	if err != nil {
 		return nil, err
 	}
@@ -87,13 +90,15 @@ func Started(ctx context.Context, opts Options) ([]*Category, error) {
 	defer kafka.Stop()
 
 	const token = "attack-ambassador-token-0123456789"
-	single := &Runner{Bin: bin, DataDir: filepath.Join(opts.WorkDir, "single"), Token: token, Log: opts.Log,
-		Env: []string{"WORLD_RATE_LIMITS=" + singleLimits}}
-	shared := []string{"WORLD_MONGO_URI=" + mongo.URI, "WORLD_KAFKA_BROKERS=" + strings.Join(kafka.Brokers, ","), "WORLD_RATE_LIMITS=" + replicaLimits,
+	// Replicas on the shared embedded database take longer to be ready.
+	const ready = 90 * time.Second
+	single := &crash.Runner{Bin: bin, DataDir: filepath.Join(opts.WorkDir, "single"), Token: token, Log: opts.Log, Ready: ready,
+		Env: []string{"WORLD_DEV_CLOCK=1", "WORLD_RATE_LIMITS=" + singleLimits}}
+	shared := []string{"WORLD_DEV_CLOCK=1", "WORLD_MONGO_URI=" + mongo.URI, "WORLD_KAFKA_BROKERS=" + strings.Join(kafka.Brokers, ","), "WORLD_RATE_LIMITS=" + replicaLimits,
 		"WORLD_CLIENT_IP_HEADER=X-Forwarded-For"}
-	replicas := []*Runner{
-		{Bin: bin, DataDir: filepath.Join(opts.WorkDir, "replica1"), Token: token, Log: opts.Log, Env: shared},
-		{Bin: bin, DataDir: filepath.Join(opts.WorkDir, "replica2"), Token: token, Log: opts.Log, Env: shared},
+	replicas := []*crash.Runner{
+		{Bin: bin, DataDir: filepath.Join(opts.WorkDir, "replica1"), Token: token, Log: opts.Log, Ready: ready, Env: shared},
+		{Bin: bin, DataDir: filepath.Join(opts.WorkDir, "replica2"), Token: token, Log: opts.Log, Ready: ready, Env: shared},
 	}
 	defer single.Kill()
 	for _, r := range replicas {
@@ -103,7 +108,7 @@ func Started(ctx context.Context, opts Options) ([]*Category, error) {
 	// The second replica starts once the first is up: two hosts creating
 	// the same indexes at once on the embedded FerretDB lose a connection
 	// (MongoDB, which replicas run on, serves that).
-	if err := startAll(ctx, []*Runner{single, replicas[0]}); err != nil {
+	if err := startAll(ctx, []*crash.Runner{single, replicas[0]}); err != nil {
 		return nil, err
 	}
 	if err := replicas[1].Start(ctx); err != nil {
@@ -129,7 +134,7 @@ func Started(ctx context.Context, opts Options) ([]*Category, error) {
 	return append(one, two...), nil
 }
 
-func startAll(ctx context.Context, rs []*Runner) error {
+func startAll(ctx context.Context, rs []*crash.Runner) error {
 	errs := make([]error, len(rs))
 	var wg sync.WaitGroup
 	for i, r := range rs {
@@ -148,7 +153,7 @@ func startAll(ctx context.Context, rs []*Runner) error {
 // attackSingle: the garden, bad input and the development clock on the
 // single runner, then signatures and the clock across a SIGTERM restart
 // and a SIGKILL restart.
-func attackSingle(ctx context.Context, r *Runner, token string, logf func(string, ...any)) ([]*Category, error) {
+func attackSingle(ctx context.Context, r *crash.Runner, token string, logf func(string, ...any)) ([]*Category, error) {
 	w := NewWorld(r.URL, token)
 	doc, err := ReadDocument(w.HTTP, w.URL)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -37,10 +38,12 @@ func Build(ctx context.Context, dir string) (string, error) {
 type Runner struct {
 	Bin, DataDir, Token string
 	// Log receives the child's output (nil: discarded).
-	Log *os.File
+	Log io.Writer
 	// Env adds KEY=VALUE settings to the child's environment (after the
 	// runner's own, so they win).
 	Env []string
+	// Ready bounds the wait for /readyz after a start (0: 60 s).
+	Ready time.Duration
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -69,7 +72,11 @@ func (r *Runner) Start(ctx context.Context) error {
 	}
 	r.cmd, r.done, r.URL = cmd, make(chan struct{}), "http://"+addr
 	go func() { _ = cmd.Wait(); close(r.done) }()
-	deadline := time.Now().Add(60 * time.Second)
+	ready := r.Ready
+	if ready <= 0 {
+		ready = 60 * time.Second
+	}
+	deadline := time.Now().Add(ready)
 	for {
 		select {
 		case <-r.done:
@@ -84,7 +91,7 @@ func (r *Runner) Start(ctx context.Context) error {
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			r.Kill()
-			return errors.New("the runner did not become ready within 60 s")
+			return fmt.Errorf("the runner did not become ready within %v", ready)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

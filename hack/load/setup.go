@@ -103,8 +103,8 @@ func (s *Setup) Open(ctx context.Context, logf func(string, ...any)) (*Client, e
 func (s *Setup) Close() {
 	if s.Runner != nil {
 		s.Runner.Stop()
-		if s.Runner.Log != nil {
-			s.Runner.Log.Close()
+		if c, ok := s.Runner.Log.(io.Closer); ok {
+			c.Close()
 		}
 	}
 	if s.dir != "" && !s.Keep {
