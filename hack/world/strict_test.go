@@ -1,11 +1,8 @@
 package world_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,6 +11,7 @@ import (
 
 	"sharedworld.dev/hack/attack"
 	"sharedworld.dev/hack/world"
+	"sharedworld.dev/pkg/testkit"
 )
 
 // Over every documented route of the runner: text that
@@ -149,22 +147,9 @@ func TestEveryRouteIsStrictAboutBadInput(t *testing.T) {
 
 func rawExchange(t *testing.T, addr, req string) (*http.Response, map[string]any) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp, raw := testkit.RawExchange(t, addr, req)
 	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
+	_ = json.Unmarshal(raw, &out)
 	return resp, out
 }
 

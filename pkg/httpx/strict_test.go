@@ -1,7 +1,6 @@
 package httpx_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -133,25 +131,12 @@ func serve(t *testing.T, a *fiber.App) string {
 	return ln.Addr().String()
 }
 
-// rawRequest writes bytes as they are and reads one response.
+// rawRequest writes bytes as they are and reads one response, which must
+// carry the JSON error body.
 func rawRequest(t *testing.T, addr, req string) (*http.Response, map[string]any) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp, raw := testkit.RawExchange(t, addr, req)
 	var body map[string]any
-	raw, _ := io.ReadAll(resp.Body)
 	if err := json.Unmarshal(raw, &body); err != nil {
 		t.Fatalf("not the JSON error body: %d %s", resp.StatusCode, raw)
 	}
