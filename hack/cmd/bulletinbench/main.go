@@ -66,6 +66,9 @@ func compare(world string, nginxPort, rounds int, duration string, conns int, wh
 	dir, err := os.MkdirTemp("", "bulletinbench-")
 	must(err)
 	defer os.RemoveAll(dir)
+	// nginx's worker may run as another user (nobody when started as root):
+	// it must be able to read the files, or it answers 403 at great speed.
+	must(os.Chmod(dir, 0o755))
 	stopNginx := startNginx(dir, nginxPort, body, gz)
 	defer stopNginx()
 
@@ -178,7 +181,11 @@ http {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/bulletin.json", port)); err == nil {
+			got, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || !bytes.Equal(got, body) {
+				log.Fatalf("nginx answered %d with %d bytes, not the %d-byte document", resp.StatusCode, len(got), len(body))
+			}
 			break
 		}
 		if time.Now().After(deadline) {
@@ -201,6 +208,9 @@ func wrk(url, header, duration string, conns int) float64 {
 	out, err := exec.Command("wrk", append(args, url)...).CombinedOutput()
 	if err != nil {
 		log.Fatalf("wrk: %v\n%s", err, out)
+	}
+	if bytes.Contains(out, []byte("Non-2xx")) || bytes.Contains(out, []byte("Socket errors")) {
+		log.Fatalf("wrk saw failed requests, so its rate is not a document's:\n%s", out)
 	}
 	m := rpsLine.FindSubmatch(out)
 	if m == nil {
