@@ -243,3 +243,36 @@ func TestSecretsAndDevelopmentProvider(t *testing.T) {
 		}
 	}
 }
+
+// Behind the Ingress the per-source rate limits read the client's address
+// from the controller's header; without the Ingress nothing trustworthy sets
+// it, so the services use the connection's address.
+func TestClientAddressHeaderOnlyBehindTheIngress(t *testing.T) {
+	cases := []struct {
+		name  string
+		extra []string
+		want  string
+	}{
+		{"default", nil, "X-Real-IP"},
+		{"another header", []string{"--set", "world.clientIPHeader=X-Forwarded-For"}, "X-Forwarded-For"},
+		{"no ingress", []string{"--set", "ingress.enabled=false"}, ""},
+		{"turned off", []string{"--set", "world.clientIPHeader="}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, objs := render(t, tc.extra...)
+			found := false
+			for _, o := range objs {
+				if o.kind() == "ConfigMap" && o.name() == fullname+"-config" {
+					found = true
+					if got := str(o, "data", "WORLD_CLIENT_IP_HEADER"); got != tc.want {
+						t.Errorf("WORLD_CLIENT_IP_HEADER = %q, want %q", got, tc.want)
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("no ConfigMap %s-config", fullname)
+			}
+		})
+	}
+}
