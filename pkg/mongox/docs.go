@@ -26,6 +26,14 @@ type Notifier interface {
 	Notify(coll *mongo.Collection, id string)
 }
 
+// Doubter is a Notifier that is also told of a write that failed without a
+// definite answer from the database (a timeout, a broken connection): the
+// write, with its events, may have been stored after all, and no Notify
+// names it.
+type Doubter interface {
+	Doubt(coll *mongo.Collection)
+}
+
 // NopNotifier ignores notifications; the relay's sweeps still publish.
 type NopNotifier struct{}
 
@@ -144,12 +152,20 @@ func (s *Docs[T, E]) insert(ctx context.Context, id string, doc T, evs []E) (T, 
 		if IsDuplicate(err) {
 			return zero, fmt.Errorf("insert into %s: %w", s.coll.Name(), ErrDuplicate)
 		}
+		s.doubt(evs)
 		return zero, fmt.Errorf("insert into %s: %w", s.coll.Name(), err)
 	}
 	if len(evs) > 0 {
 		s.notify.Notify(s.coll, id)
 	}
 	return s.written(id, full)
+}
+
+// doubt tells a Doubter about a failed write that carried events.
+func (s *Docs[T, E]) doubt(evs []E) {
+	if d, ok := s.notify.(Doubter); ok && len(evs) > 0 {
+		d.Doubt(s.coll)
+	}
 }
 
 // written decodes what was written and tells Written about it.
@@ -200,6 +216,7 @@ func (s *Docs[T, E]) Update(ctx context.Context, id string, change func(*T) ([]E
 			if IsDuplicate(err) {
 				return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, ErrDuplicate)
 			}
+			s.doubt(evs)
 			return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, err)
 		}
 		if res.MatchedCount == 0 {
