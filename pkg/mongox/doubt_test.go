@@ -76,3 +76,40 @@ func TestFailedWriteWithEventsIsInDoubt(t *testing.T) {
 		t.Fatalf("after an insert without an answer: %d notified, %d in doubt; want 1, 2", notified, doubted)
 	}
 }
+
+// On an exclusive database a store keeps a Mirror by Written, which only
+// hears of writes that answered: a write cut off by the request's deadline
+// mid-way, then applied by the database, would leave the Mirror behind it
+// for good. There the write, once sent, outlives the request's context (the
+// database is the process's own); on a shared one it ends with it.
+func TestWriteOutlivesItsRequestOnlyWhereAMirrorFollowsIt(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	docs := mongox.NewDocs[counter, note](kit.DB, "counters", nil)
+	var heard []int
+	docs.Written = func(_ string, c *counter) {
+		if c != nil {
+			heard = append(heard, c.Count)
+		}
+	}
+	c, err := docs.Insert(ctx, "cnt_mirrored", counter{Owner: "ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	docs.BeforeWrite = func(context.Context, string) { cancel() }
+	_, err = docs.Update(wctx, c.ID, func(c *counter) ([]note, error) { c.Count = 7; return nil, nil })
+	stored, gerr := docs.Get(ctx, c.ID)
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	if kit.DB.Exclusive() {
+		if err != nil || stored.Count != 7 || len(heard) != 2 || heard[1] != 7 {
+			t.Fatalf("exclusive: update %v, stored count %d, Written heard %v; want the write done and heard", err, stored.Count, heard)
+		}
+		return
+	}
+	if !errors.Is(err, context.Canceled) || stored.Count != 0 || len(heard) != 1 {
+		t.Fatalf("shared: update %v, stored count %d, Written heard %v; want the write cut off", err, stored.Count, heard)
+	}
+}
