@@ -56,8 +56,9 @@ bench-embedded:
 ## with SIGKILL mid-load several times; the broker unreachable under load
 ## (service binaries against a standalone broker and database); the
 ## database unreachable under load (only clean 503s with Retry-After);
-## every event delivered twice; the bulletin killed mid-batch. Fails when
-## anything was lost or doubled. FAULT_FLAGS=-short is the CI size
+## every event delivered twice; the bulletin killed mid-batch; the database
+## hung (SIGSTOP, then SIGCONT) under load, every request answered within
+## the request deadline. Fails when anything was lost or doubled. FAULT_FLAGS=-short is the CI size
 ## (flags: go run ./hack/cmd/faults -help); `fault` is the old name
 faults fault:
 	go run ./hack/cmd/faults $(FAULT_FLAGS)

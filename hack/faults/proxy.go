@@ -30,6 +30,8 @@ type Proxy struct {
 
 	pace     time.Duration // between two writes (0: unpaced)
 	nextSend time.Time
+
+	watch *Latencies // answers timed while a scenario watches (nil: none)
 }
 
 // NewProxy routes to upstream[service name] (base URLs).
@@ -46,7 +48,7 @@ func NewProxy(upstream map[string]string) (*Proxy, error) {
 			if r.Context().Err() != nil {
 				return // the client gave up waiting (counted by the load as unanswered)
 			}
-			p.note(func() { p.gateway++ })
+			p.note(func() { p.gateway++; p.time(r, http.StatusBadGateway) })
 			// As an Ingress with no ready endpoint would.
 			http.Error(w, "upstream "+e.Name()+" unreachable", http.StatusBadGateway)
 		}
@@ -74,7 +76,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost {
 		p.wait(r)
 	}
-	p.routes[e.Name()].ServeHTTP(w, r)
+	p.routes[e.Name()].ServeHTTP(w, timed(r))
 }
 
 func (p *Proxy) wait(r *http.Request) {
@@ -102,7 +104,7 @@ func (p *Proxy) wait(r *http.Request) {
 func (p *Proxy) inspect(resp *http.Response) error {
 	key := fmt.Sprintf("%s %d", resp.Request.Method, resp.StatusCode)
 	if resp.StatusCode < 500 {
-		p.note(func() { p.answers[key]++ })
+		p.note(func() { p.answers[key]++; p.time(resp.Request, resp.StatusCode) })
 		return nil
 	}
 	body, err := io.ReadAll(resp.Body)
@@ -121,6 +123,7 @@ func (p *Proxy) inspect(resp *http.Response) error {
 	}
 	p.note(func() {
 		p.answers[key]++
+		p.time(resp.Request, resp.StatusCode)
 		if resp.StatusCode != http.StatusServiceUnavailable || !retry || !hasBody {
 			p.bad = append(p.bad, fmt.Sprintf("%s %s → %d retry-after=%v %.120s", resp.Request.Method, resp.Request.URL.Path, resp.StatusCode, retry, body))
 		}

@@ -6,6 +6,7 @@ package world
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"time"
 )
 
 // Config is the runner's environment.
@@ -18,7 +19,10 @@ type Config struct {
 	KafkaBrokers    []string `env:"WORLD_KAFKA_BROKERS" envSeparator:","`
 	LogLevel        string   `env:"WORLD_LOG_LEVEL" envDefault:"info"`
 	AccessLogSample int      `env:"WORLD_ACCESS_LOG_SAMPLE" envDefault:"10"`
-	AgentIDPrefix   string   `env:"WORLD_AGENT_ID_PREFIX" envDefault:"emb"`
+	// RequestDeadline bounds each request's database operations (see
+	// config.Common): a hung database answers 503 after this long.
+	RequestDeadline time.Duration `env:"WORLD_REQUEST_DEADLINE" envDefault:"5s"`
+	AgentIDPrefix   string        `env:"WORLD_AGENT_ID_PREFIX" envDefault:"emb"`
 	// RequireSignatures makes X-Agent-Signature mandatory on authenticated requests.
 	RequireSignatures bool `env:"WORLD_REQUIRE_REQUEST_SIGNATURES" envDefault:"false"`
 	// RateLimits overrides the kit's rate limits (WORLD_RATE_LIMITS,

@@ -55,7 +55,7 @@ func Start(ctx context.Context, cfg Config, log *slog.Logger) (*World, error) {
 // one trusted provider.
 func (c Config) common() config.Common {
 	return config.Common{
-		Addr: c.Addr, LogLevel: c.LogLevel, AccessLogSample: c.AccessLogSample, MongoURI: c.MongoURI, KafkaBrokers: c.KafkaBrokers,
+		Addr: c.Addr, LogLevel: c.LogLevel, AccessLogSample: c.AccessLogSample, RequestDeadline: c.RequestDeadline, MongoURI: c.MongoURI, KafkaBrokers: c.KafkaBrokers,
 		AmbassadorToken: c.AmbassadorToken, AgentIDPrefix: c.AgentIDPrefix, RequireSignatures: c.RequireSignatures,
 		DevIDP: true, RevocationRefreshSec: 10, DataDir: c.DataDir, RateLimits: c.RateLimits,
 		ClientIPHeader: c.ClientIPHeader,

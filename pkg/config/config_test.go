@@ -3,6 +3,7 @@ package config_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"sharedworld.dev/pkg/config"
 )
@@ -25,7 +26,7 @@ func TestCommonValidation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a complete configuration must load: %v", err)
 	}
-	if len(cfg.KafkaBrokers) != 2 || cfg.ProviderKeys["k1"] != "AAAA" || cfg.Addr != ":8080" || cfg.RevocationRefreshSec != 30 {
+	if len(cfg.KafkaBrokers) != 2 || cfg.ProviderKeys["k1"] != "AAAA" || cfg.Addr != ":8080" || cfg.RevocationRefreshSec != 30 || cfg.RequestDeadline != 5*time.Second {
 		t.Fatalf("parsed wrongly: %+v", cfg)
 	}
 	cases := []struct {
@@ -42,6 +43,8 @@ func TestCommonValidation(t *testing.T) {
 		{"not a number", with("WORLD_IDP_REVOCATION_REFRESH_SECONDS", "often"), "WORLD_IDP_REVOCATION_REFRESH_SECONDS"},
 		{"unknown rate limit", with("WORLD_RATE_LIMITS", "speed=1/1m"), "WORLD_RATE_LIMITS: unknown rate limit"},
 		{"rate limit without a window", with("WORLD_RATE_LIMITS", "writes=100"), "WORLD_RATE_LIMITS: rate limit writes"},
+		{"request deadline too short", with("WORLD_REQUEST_DEADLINE", "10ms"), "WORLD_REQUEST_DEADLINE must be between"},
+		{"request deadline not a duration", with("WORLD_REQUEST_DEADLINE", "5"), "WORLD_REQUEST_DEADLINE"},
 	}
 	for _, c := range cases {
 		_, err := config.LoadFrom[config.Common](c.env)

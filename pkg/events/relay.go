@@ -48,8 +48,9 @@ func NewWriter(brokers []string) *kafka.Writer {
 //
 // Writers tell the relay which document they wrote (Notify), and the relay
 // reads just those documents by _id. A sweep of every collection finds what
-// notifications could not: at start (events a previous process left behind)
-// and every SweepEvery (events of a replica that stopped for good).
+// notifications could not: at start (events a previous process left behind),
+// after a write in doubt (Doubt) and, on a shared database, every
+// SweepEvery (events of a replica that stopped for good).
 type Relay struct {
 	service string
 	pub     Publisher
@@ -59,13 +60,20 @@ type Relay struct {
 	wake    chan struct{}
 	db      *mongox.DB
 
-	// SweepEvery is the period of the safety sweep.
+	// SweepEvery is the period of the safety sweep on a shared database.
+	// On an exclusive one no other process writes and every write of this
+	// one is notified, so the relay sweeps only at start, when kicked, and
+	// at the two ticks after a write in doubt (Doubt): a sweep reads every
+	// document of every collection (FerretDB decodes each one to filter
+	// it), a burst of garbage that grows with the world and set the
+	// runner's peak memory, once a minute.
 	SweepEvery time.Duration
 
 	mu       sync.Mutex
 	pending  map[string]map[string]struct{} // collection name → document ids
 	sweep    bool
 	draining bool
+	doubts   int // sweep ticks still owed to writes in doubt (exclusive database)
 }
 
 // NewRelay builds a relay for a service's collections in db that carry
@@ -107,6 +115,31 @@ func (r *Relay) Notify(coll *mongo.Collection, id string) {
 	ids[id] = struct{}{}
 	r.mu.Unlock()
 	r.signal()
+}
+
+// Doubt tells the relay that a write to coll failed without a definite
+// answer (the database hung or the connection broke): it may have been
+// stored after all, with events nobody notified. The relay sweeps at its
+// next two ticks, so that one comes after a database that hung has resumed
+// and applied what it had received.
+func (r *Relay) Doubt(*mongo.Collection) {
+	r.mu.Lock()
+	r.doubts = 2
+	r.mu.Unlock()
+}
+
+// periodic reports whether a sweep tick sweeps (see SweepEvery).
+func (r *Relay) periodic() bool {
+	if r.db == nil || !r.db.Exclusive() {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.doubts == 0 {
+		return false
+	}
+	r.doubts--
+	return true
 }
 
 // Kick asks for a sweep of every collection (slow on big collections: prefer Notify).
@@ -154,7 +187,9 @@ func (r *Relay) Run(ctx context.Context) {
 		case <-ctx.Done():
 		case <-r.wake:
 		case <-sweepTicker.C:
-			r.Kick()
+			if r.periodic() {
+				r.Kick()
+			}
 		}
 	}
 	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)

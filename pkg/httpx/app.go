@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -40,7 +41,18 @@ type Options struct {
 	AccessLogSample int
 	// ReadTimeout bounds reading one request (30 s when zero).
 	ReadTimeout time.Duration
+	// Deadline bounds each request's context, so every database operation,
+	// lock wait and call to another service made with it (DefaultDeadline
+	// when zero). A database that hangs instead of refusing then costs a
+	// request this long and a 503 with Retry-After, not the driver's 30 s
+	// socket timeout.
+	Deadline time.Duration
 }
+
+// DefaultDeadline is the request deadline when Options leave it zero: far
+// above any healthy request (milliseconds), low enough that an agent facing
+// a hung database hears back while its own timeout still waits.
+const DefaultDeadline = 5 * time.Second
 
 // NewApp builds a Fiber app with the contract's error model, request ids and
 // logging, panic recovery, per-route body limits and request metrics.
@@ -56,6 +68,9 @@ func NewApp(o Options) *fiber.App {
 	}
 	if o.ReadTimeout <= 0 {
 		o.ReadTimeout = 30 * time.Second
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = DefaultDeadline
 	}
 	routes := &routeTable{}
 	app := fiber.New(fiber.Config{
@@ -76,7 +91,7 @@ func NewApp(o Options) *fiber.App {
 	})
 	guardServer(app.Server())
 	serverErrors(app.Server(), o.BodyLimits)
-	app.Use(requestContext(o.Service, o.Logger, o.AccessLogSample), recoverPanics(), requestShape(routes, o.BodyLimits))
+	app.Use(requestContext(o.Service, o.Logger, o.AccessLogSample, o.Deadline), recoverPanics(), requestShape(routes, o.BodyLimits))
 	return app
 }
 
@@ -142,9 +157,11 @@ func routeLimit(limits map[string]int, method, path string) int {
 	return DefaultBodyLimit
 }
 
-// requestContext assigns the request id, puts a request logger in the
-// context, logs the request and records its metrics.
-func requestContext(service string, base *slog.Logger, sample int) fiber.Handler {
+// requestContext assigns the request id, puts a request logger and the
+// request's deadline in the context, logs the request and records its
+// metrics. The deadline ends with the handler: a stream that outlives it
+// (the feed's Server-Sent Events) runs on its service's context.
+func requestContext(service string, base *slog.Logger, sample int, deadline time.Duration) fiber.Handler {
 	red := newRouteMetrics(service)
 	var reads atomic.Uint64
 	return func(c *fiber.Ctx) error {
@@ -154,7 +171,9 @@ func requestContext(service string, base *slog.Logger, sample int) fiber.Handler
 			id = newRequestID()
 		}
 		c.Set(HeaderRequestID, id)
-		c.SetUserContext(logging.WithRequest(c.UserContext(), base, id))
+		ctx, cancel := context.WithTimeout(logging.WithRequest(c.UserContext(), base, id), deadline)
+		defer cancel()
+		c.SetUserContext(ctx)
 
 		err := c.Next()
 		if err != nil {

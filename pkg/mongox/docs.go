@@ -26,6 +26,14 @@ type Notifier interface {
 	Notify(coll *mongo.Collection, id string)
 }
 
+// Doubter is a Notifier that is also told of a write that failed without a
+// definite answer from the database (a timeout, a broken connection): the
+// write, with its events, may have been stored after all, and no Notify
+// names it.
+type Doubter interface {
+	Doubt(coll *mongo.Collection)
+}
+
 // NopNotifier ignores notifications; the relay's sweeps still publish.
 type NopNotifier struct{}
 
@@ -140,16 +148,39 @@ func (s *Docs[T, E]) insert(ctx context.Context, id string, doc T, evs []E) (T, 
 	if len(evs) > 0 {
 		full = append(full, bson.E{Key: OutboxField, Value: evs})
 	}
-	if _, err := s.coll.InsertOne(ctx, full); err != nil {
+	if _, err := s.coll.InsertOne(s.writeCtx(ctx), full); err != nil {
 		if IsDuplicate(err) {
 			return zero, fmt.Errorf("insert into %s: %w", s.coll.Name(), ErrDuplicate)
 		}
+		s.doubt(evs)
 		return zero, fmt.Errorf("insert into %s: %w", s.coll.Name(), err)
 	}
 	if len(evs) > 0 {
 		s.notify.Notify(s.coll, id)
 	}
 	return s.written(id, full)
+}
+
+// writeCtx is the context a write is sent with. Where a Mirror follows the
+// documents (Written, on an exclusive database) the write outlives the
+// request's context once sent: Written hears only of writes that answered,
+// so a write cut off by the request's deadline and applied by the database
+// anyway would leave the Mirror behind the database for good (and in its
+// snapshot). The database is then the process's own (the embedded
+// FerretDB), and the driver's socket timeout still bounds the write.
+// Elsewhere the write ends with the request, its outcome in doubt.
+func (s *Docs[T, E]) writeCtx(ctx context.Context) context.Context {
+	if s.Written != nil && s.db.Exclusive() {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
+// doubt tells a Doubter about a failed write that carried events.
+func (s *Docs[T, E]) doubt(evs []E) {
+	if d, ok := s.notify.(Doubter); ok && len(evs) > 0 {
+		d.Doubt(s.coll)
+	}
 }
 
 // written decodes what was written and tells Written about it.
@@ -195,11 +226,12 @@ func (s *Docs[T, E]) Update(ctx context.Context, id string, change func(*T) ([]E
 		if s.BeforeWrite != nil {
 			s.BeforeWrite(ctx, id)
 		}
-		res, err := s.coll.UpdateOne(ctx, s.db.Guarded(id, versionGuard(version)), update)
+		res, err := s.coll.UpdateOne(s.writeCtx(ctx), s.db.Guarded(id, versionGuard(version)), update)
 		if err != nil {
 			if IsDuplicate(err) {
 				return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, ErrDuplicate)
 			}
+			s.doubt(evs)
 			return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, err)
 		}
 		if res.MatchedCount == 0 {
@@ -232,7 +264,7 @@ func (s *Docs[T, E]) Delete(ctx context.Context, id string, check func(*T) error
 		if s.BeforeWrite != nil {
 			s.BeforeWrite(ctx, id)
 		}
-		res, err := s.coll.DeleteOne(ctx, s.db.Guarded(id, versionGuard(version)))
+		res, err := s.coll.DeleteOne(s.writeCtx(ctx), s.db.Guarded(id, versionGuard(version)))
 		if err != nil {
 			return fmt.Errorf("delete %s/%s: %w", s.coll.Name(), id, err)
 		}

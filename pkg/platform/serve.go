@@ -31,7 +31,7 @@ func (h *Host) Start(ctx context.Context) error {
 		}
 	}
 	checks := h.opts.Backend.Checks()
-	h.app = httpx.NewApp(httpx.Options{Service: name, Logger: h.log, BodyLimits: limits, AccessLogSample: cfg.AccessLogSample})
+	h.app = httpx.NewApp(httpx.Options{Service: name, Logger: h.log, BodyLimits: limits, AccessLogSample: cfg.AccessLogSample, Deadline: cfg.RequestDeadline})
 	httpx.MountHealth(h.app, checks...)
 	if cfg.AdminAddr == "" {
 		httpx.MountMetrics(h.app)

@@ -2,7 +2,8 @@
 // killed with SIGKILL mid-load several times; the broker unreachable under
 // load, then killed and restarted; the database unreachable under load;
 // every event delivered twice; the bulletin (which consumes every topic)
-// killed mid-batch several times. Scenarios 2-5 run the service binaries
+// killed mid-batch several times; the database hung (SIGSTOP) under load,
+// every request still answered within the request deadline. Scenarios 2-6 run the service binaries
 // as separate processes against the embedded broker and database, each in
 // a process of its own, behind a proxy routing by the service table. Each
 // prints acknowledged / stored / projected counts per kind; the command
@@ -35,13 +36,15 @@ func main() {
 	flag.IntVar(&o.RunnerKills, "runner-kills", 5, "SIGKILLs of the runner (scenario 1)")
 	flag.DurationVar(&o.RunnerEvery, "runner-every", 3*time.Second, "life of the runner under load before each kill")
 	flag.DurationVar(&o.BrokerOutage, "broker-outage", 30*time.Second, "how long the broker is paused (then killed for a third of it)")
-	flag.DurationVar(&o.DBOutage, "db-outage", 10*time.Second, "how long the database is paused")
+	flag.DurationVar(&o.DBOutage, "db-outage", 10*time.Second, "how long the database's connections are cut (scenario 3)")
+	flag.DurationVar(&o.DBHang, "db-hang", 15*time.Second, "how long the database is stopped with SIGSTOP (scenario 6); longer than -request-deadline")
+	flag.DurationVar(&o.RequestDeadline, "request-deadline", 5*time.Second, "the services' WORLD_REQUEST_DEADLINE in scenario 6: every request is answered within it (plus 1 s)")
 	flag.IntVar(&o.ConsumerKills, "consumer-kills", 4, "SIGKILLs of the bulletin (scenario 5)")
 	flag.DurationVar(&o.ConsumerEvery, "consumer-every", 3*time.Second, "time under load between two kills of the bulletin")
 	flag.DurationVar(&o.Settle, "settle", 120*time.Second, "how long the projections may take to agree after a fault")
 	flag.Parse()
 	if *short {
-		o.Citizens, o.RunnerKills, o.BrokerOutage, o.DBOutage, o.ConsumerKills = 80, 3, 10*time.Second, 5*time.Second, 3
+		o.Citizens, o.RunnerKills, o.BrokerOutage, o.DBOutage, o.DBHang, o.ConsumerKills = 80, 3, 10*time.Second, 5*time.Second, 12*time.Second, 3
 	}
 	chosen := map[int]bool{}
 	for _, s := range strings.Split(*only, ",") {
