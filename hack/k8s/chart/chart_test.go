@@ -4,6 +4,9 @@ package chart_test
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -274,5 +277,25 @@ func TestClientAddressHeaderOnlyBehindTheIngress(t *testing.T) {
 				t.Fatalf("no ConfigMap %s-config", fullname)
 			}
 		})
+	}
+}
+
+// The request deadline reaches every service, and the schema refuses a value
+// the services would refuse at start.
+func TestRequestDeadline(t *testing.T) {
+	_, objs := render(t, "--set", "world.requestDeadline=2500ms")
+	got := ""
+	for _, o := range objs {
+		if o.kind() == "ConfigMap" && o.name() == fullname+"-config" {
+			got = str(o, "data", "WORLD_REQUEST_DEADLINE")
+		}
+	}
+	if got != "2500ms" {
+		t.Errorf("WORLD_REQUEST_DEADLINE = %q, want 2500ms", got)
+	}
+	cmd := exec.Command(filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "helm"), "template", "world", "charts/shared-world", "--set", "world.requestDeadline=soon")
+	cmd.Dir = root(t)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "requestDeadline") {
+		t.Errorf("helm template with requestDeadline=soon: err %v, output %s", err, out)
 	}
 }
