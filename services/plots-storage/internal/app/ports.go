@@ -46,6 +46,8 @@ type Usage interface {
 	// Account is Change on the usage with its holds.
 	Account(ctx context.Context, tenancy string, fn func(*domain.Account) error) (domain.Account, error)
 	Current(ctx context.Context, tenancy string) (domain.Usage, error)
+	// Read returns the account as stored, zero when never counted.
+	Read(ctx context.Context, tenancy string) (domain.Account, error)
 	// Holding lists the tenancies that record holds.
 	Holding(ctx context.Context) ([]string, error)
 	DeleteTenancy(ctx context.Context, tenancy string) error

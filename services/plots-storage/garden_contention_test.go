@@ -1,0 +1,86 @@
+package plotsstorage_test
+
+import (
+	"fmt"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/plots-storage/internal/app"
+	"sharedworld.dev/services/plots-storage/internal/domain"
+	"sharedworld.dev/services/plots-storage/internal/store"
+)
+
+// gardenAccountChanges is how often the garden's own usage account (the
+// document every planting once changed twice) has been written.
+func gardenAccountChanges(t *testing.T, w *world) int64 {
+	t.Helper()
+	var doc struct {
+		Version int64 `bson:"version"`
+	}
+	err := w.kit.DB.Collection("plot_usage").FindOne(w.kit.Ctx(), bson.M{"_id": domain.CommonsTenancy}).Decode(&doc)
+	if err != nil && err.Error() != "mongo: no documents in result" {
+		t.Fatal(err)
+	}
+	return doc.Version
+}
+
+// Planters planting at once each change their own share; the garden's
+// account changes only when a share draws a grant (a block of room), not
+// once or twice per planting, so plantings by different citizens do not
+// queue on one document. Every rule stays exact: each planting counted
+// once on its share, the garden's grants cover what is planted, and the
+// last garden event counts every file.
+func TestPlantersDoNotQueueOnTheGardenAccount(t *testing.T) {
+	w := newWorld(t)
+	log := w.watchPlots(t)
+	const planters, each = 16, 8
+	agents := make([]testkit.Agent, planters)
+	for i := range agents {
+		agents[i] = w.citizen(fmt.Sprintf("P%02d", i))
+	}
+	before := gardenAccountChanges(t, w)
+	statuses := concurrently(planters, func(i int) int {
+		for j := range each {
+			r := w.write(t, agents[i], commons, fmt.Sprintf("/garden/p%02d/%d.md", i, j), []byte("seed"))
+			if r.Status != 201 {
+				return r.Status
+			}
+		}
+		return 201
+	})
+	if count(statuses, 201) != planters {
+		t.Fatalf("planters answered %v, want every planting 201", statuses)
+	}
+	changes := gardenAccountChanges(t, w) - before
+	grants := int64(planters * ((each + domain.GrantFiles) / (1 + domain.GrantFiles))) // ceil(each / (1+slack)) per planter
+	t.Logf("%d plantings by %d planters changed the garden's account %d times", planters*each, planters, changes)
+	if changes > 2*grants {
+		t.Fatalf("%d plantings changed the garden's account %d times; want at most %d (a grant's hold and its confirmation per block)",
+			planters*each, changes, 2*grants)
+	}
+
+	usage := store.NewUsage(mongox.NewDB(w.kit.DB.Database, w.kit.DB.Mode()))
+	var granted domain.Usage
+	for _, a := range agents {
+		acc, err := usage.Read(w.kit.Ctx(), app.ShareAccount(a.ID))
+		if err != nil || acc.Usage != (domain.Usage{Files: each, Bytes: 4 * each}) || len(acc.Holds) != 0 {
+			t.Fatalf("%s's share: %+v %v, want %d files of 4 bytes and no hold", a.Name, acc, err, each)
+		}
+		granted.Apply(domain.Change(acc.Granted))
+	}
+	garden, err := usage.Read(w.kit.Ctx(), domain.CommonsTenancy)
+	if err != nil || garden.Usage != granted || len(garden.Holds) != 0 {
+		t.Fatalf("the garden's account %+v %v counts exactly what the shares were granted (%+v)", garden, err, granted)
+	}
+	files := plantings(t, log, planters*each)
+	var last int64
+	for _, f := range files {
+		last = max(last, f)
+	}
+	if last != planters*each {
+		t.Fatalf("the garden events count up to %d files, want %d", last, planters*each)
+	}
+}
