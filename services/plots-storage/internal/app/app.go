@@ -30,7 +30,8 @@ type App struct {
 	// embedded backend): at its start no write of another can be in flight.
 	SoleWriter bool
 
-	tally gardenTally
+	tally    gardenTally
+	deferred deferredConfirms
 }
 
 // errCommonsHeld ends EnsureCommons' change when the commons exists.

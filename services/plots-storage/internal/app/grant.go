@@ -46,7 +46,9 @@ func (a *App) reserveGarden(ctx context.Context, writer string, cur domain.File,
 	}
 	files, at, err := a.moveTally(ctx, h.Change.Files+h.Frees.Files)
 	if err != nil {
-		a.settleGarden(ctx, planter, h, false)
+		// The count did not move (or, on a lost answer, moved by one
+		// write too many: a count a later write corrects, never a quota).
+		a.release(ctx, account, h)
 		return 0, time.Time{}, err
 	}
 	return files, at, nil
@@ -153,8 +155,12 @@ func (a *App) settleGarden(ctx context.Context, planter string, h domain.Hold, l
 		}
 		return
 	}
-	acc, ok := a.confirmed(ctx, account, h)
-	if ok && planter != "" && (h.Change.Files < 0 || h.Change.Bytes < 0 || h.Frees != (domain.Change{})) {
+	if planter == "" || (h.Change.Files >= 0 && h.Change.Bytes >= 0 && h.Frees == (domain.Change{})) {
+		a.confirm(ctx, account, h)
+		return
+	}
+	// The write freed room: the share may hold more than it uses now.
+	if acc, ok := a.confirmed(ctx, account, h); ok {
 		a.giveBack(ctx, account, acc)
 	}
 }

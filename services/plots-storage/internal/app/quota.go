@@ -29,16 +29,22 @@ var errUndecided = errors.New("holds to settle")
 func (a *App) changeAccount(ctx context.Context, tenancy string, dead func(domain.Hold) bool,
 	fn func(*domain.Account) error) (domain.Account, error) {
 	landed := map[string]bool{}
+	deferred := a.deferred.take(tenancy)
 	for {
 		var undecided, released []domain.Hold
 		acc, err := a.Usage.Account(ctx, tenancy, func(acc *domain.Account) error {
+			for _, id := range deferred {
+				acc.Confirm(id)
+			}
 			if undecided, released = acc.Settle(dead, landed); len(undecided) > 0 {
 				return errUndecided
 			}
 			return fn(acc)
 		})
 		if !errors.Is(err, errUndecided) {
-			if err == nil {
+			if err != nil {
+				a.deferred.putBack(tenancy, deferred) // nothing was written
+			} else {
 				for _, h := range released {
 					a.unmoveTally(ctx, h) // a garden write that never landed
 				}
@@ -101,9 +107,17 @@ func (a *App) reserve(ctx context.Context, tenancy string, h domain.Hold, landed
 	return err
 }
 
-// confirm forgets a hold whose write landed. A failure costs nothing but
-// the record: the head names the hold, and settling it later keeps its room.
+// confirm forgets a hold whose write landed: with the account's next
+// change when it frees nothing (confirms.go), at once otherwise. A failure
+// costs nothing but the record: the head names the hold, and settling it
+// later keeps its room.
 func (a *App) confirm(ctx context.Context, tenancy string, h domain.Hold) {
+	if h.Empty() {
+		return
+	}
+	if h.Frees == (domain.Change{}) && a.deferred.add(tenancy, h.ID) {
+		return
+	}
 	a.confirmed(ctx, tenancy, h)
 }
 

@@ -68,35 +68,49 @@ func (a *App) unmoveTally(ctx context.Context, h domain.Hold) {
 // earlier than before: at the start of the database's only writer, once
 // its holds are settled; on a shared database only when it has none yet.
 func (a *App) countGarden(ctx context.Context) error {
-	files, err := a.Files.List(ctx, domain.CommonsPlotID, domain.CommonsTenancy, domain.GardenPrefix)
-	if err != nil {
-		return fmt.Errorf("count the garden: %w", err)
+	count := func() ([]domain.File, error) {
+		files, err := a.Files.List(ctx, domain.CommonsPlotID, domain.CommonsTenancy, domain.GardenPrefix)
+		if err != nil {
+			return nil, fmt.Errorf("count the garden: %w", err)
+		}
+		return files, nil
 	}
-	n := int64(len(files))
-	if a.SoleWriter {
-		a.tally.mu.Lock()
-		defer a.tally.mu.Unlock()
-		// Dates go on after the latest the garden recorded: its heads', and
-		// the garden account's of the writes dated there before the tally.
-		garden, err := a.Usage.Read(ctx, domain.CommonsTenancy)
+	if !a.SoleWriter {
+		tally, err := a.Usage.Read(ctx, GardenTallyAccount)
+		if err != nil || !tally.Stamped.IsZero() {
+			return err
+		}
+		files, err := count()
 		if err != nil {
 			return err
 		}
-		stamped := garden.Stamped
-		for _, f := range files {
-			if f.WrittenAt.After(stamped) {
-				stamped = f.WrittenAt
+		_, err = a.Usage.Account(ctx, GardenTallyAccount, func(acc *domain.Account) error {
+			if acc.Stamped.IsZero() { // no replica counted it first
+				acc.Files = int64(len(files))
+				acc.Stamp(a.Clock.Now())
 			}
-		}
-		a.tally.mem = &domain.Account{Usage: domain.Usage{Files: n}, Stamped: stamped}
-		return nil
+			return nil
+		})
+		return err
 	}
-	_, err = a.Usage.Account(ctx, GardenTallyAccount, func(acc *domain.Account) error {
-		if acc.Stamped.IsZero() {
-			acc.Files = n
-			acc.Stamp(a.Clock.Now())
+	files, err := count()
+	if err != nil {
+		return err
+	}
+	// Dates go on after the latest the garden recorded: its heads', and
+	// the garden account's of the writes it dated before the tally.
+	garden, err := a.Usage.Read(ctx, domain.CommonsTenancy)
+	if err != nil {
+		return err
+	}
+	stamped := garden.Stamped
+	for _, f := range files {
+		if f.WrittenAt.After(stamped) {
+			stamped = f.WrittenAt
 		}
-		return nil
-	})
-	return err
+	}
+	a.tally.mu.Lock()
+	defer a.tally.mu.Unlock()
+	a.tally.mem = &domain.Account{Usage: domain.Usage{Files: int64(len(files))}, Stamped: stamped}
+	return nil
 }
