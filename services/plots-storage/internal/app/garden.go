@@ -34,6 +34,8 @@ func (a *App) RemoveGardenFile(ctx context.Context, by domain.Remover, path stri
 	if err := domain.ValidateGardenPath(path); err != nil {
 		return domain.File{}, err
 	}
+	done := a.Files.Writing(domain.CommonsPlotID, domain.CommonsTenancy, path)
+	defer done()
 	for range commitAttempts {
 		f, err := a.removeOnce(ctx, by, path)
 		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) || errors.Is(err, errHoldLapsed) {
@@ -63,6 +65,8 @@ func (a *App) removeOnce(ctx context.Context, by domain.Remover, path string) (d
 	if err != nil {
 		return domain.File{}, err
 	}
+	ctx, cancel := background(ctx) // the room is held: land or give it back
+	defer cancel()
 	// The removal tells the world in the same write as the head: the
 	// count the garden will hold, dated in the order of the garden's writes.
 	removed := domain.GardenRemoved{Path: path, AgentID: by.AgentID, Role: by.Role, PlantedBy: cur.PlantedBy,

@@ -56,6 +56,11 @@ type Usage interface {
 // Files stores file heads and, apart, their contents ("blobs"): every
 // write stores its content under a new blob id before switching the head.
 type Files interface {
+	// Writing lets this process's writers of one path in one at a time:
+	// concurrent writers of a path (the garden's index above all) would
+	// otherwise each hold room, meet the other's head, give the room back
+	// and try again. It returns the function that lets the next one in.
+	Writing(plotID, tenancy, path string) (done func())
 	// Head is a zero File when the path holds none.
 	Head(ctx context.Context, plotID, tenancy, path string) (domain.File, error)
 	// Change runs fn on the head (a zero File with its plot, tenancy and

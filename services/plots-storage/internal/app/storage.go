@@ -75,6 +75,8 @@ func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Re
 	if err != nil {
 		return Receipt{}, err
 	}
+	done := a.Files.Writing(next.PlotID, next.Tenancy, next.Path)
+	defer done()
 	for range commitAttempts {
 		r, err := a.commitWrite(ctx, who, next)
 		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) || errors.Is(err, errHoldLapsed) {
@@ -123,6 +125,11 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 	} else if err := a.reserve(ctx, next.Tenancy, hold, cur.Hold); err != nil {
 		return Receipt{}, err
 	}
+	// The room is held: from here the write lands or gives it back even if
+	// its caller gives up, so no hold (nor the garden's count) is left to
+	// wait for its lapse.
+	ctx, cancel := background(ctx)
+	defer cancel()
 	var verb domain.Verb
 	var replaced domain.File
 	f, err := a.Files.Change(ctx, next.PlotID, next.Tenancy, next.Path, func(f *domain.File) ([]domain.Event, error) {
