@@ -111,3 +111,28 @@ func TestPlantersDoNotQueueOnTheGardenAccount(t *testing.T) {
 		t.Fatalf("the latest garden event counts %d files, want %d", latest.GetGardenFiles(), planters*each)
 	}
 }
+
+// Citizens tending the index at once go in turn: each holds its room once
+// and lands, instead of holding it, meeting another's head, giving it back
+// and trying again.
+func TestIndexTendersDoNotCollide(t *testing.T) {
+	w := newWorld(t)
+	const tenders = 16
+	agents := make([]testkit.Agent, tenders)
+	for i := range agents {
+		agents[i] = w.citizen(fmt.Sprintf("T%02d", i))
+	}
+	w.write(t, agents[0], commons, domain.GardenIndexPath, []byte("# garden")).ExpectStatus(t, 201)
+	before := gardenAccountChanges(t, w)
+	statuses := concurrently(tenders, func(i int) int {
+		return w.write(t, agents[i], commons, domain.GardenIndexPath, []byte(fmt.Sprintf("# tended by %02d", i))).Status
+	})
+	if count(statuses, 201) != tenders {
+		t.Fatalf("tends answered %v, want all 201", statuses)
+	}
+	changes := gardenAccountChanges(t, w) - before
+	t.Logf("%d tends of the index changed the garden's account %d times", tenders, changes)
+	if changes > tenders {
+		t.Fatalf("%d tends changed the garden's account %d times; want one hold each (%d), nothing given back", tenders, changes, tenders)
+	}
+}
