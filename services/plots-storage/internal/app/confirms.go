@@ -1,6 +1,12 @@
 package app
 
-import "sync"
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"sharedworld.dev/services/plots-storage/internal/domain"
+)
 
 // A hold whose write landed and frees nothing needs no write of its own:
 // its room is counted already, and its head names it. Its confirmation
@@ -54,4 +60,29 @@ func (d *deferredConfirms) putBack(account string, ids []string) {
 		d.by = map[string][]string{}
 	}
 	d.by[account] = append(d.by[account], ids...)
+}
+
+// accounts lists the accounts with confirmations waiting.
+func (d *deferredConfirms) accounts() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]string, 0, len(d.by))
+	for account := range d.by {
+		out = append(out, account)
+	}
+	return out
+}
+
+// WriteDeferredConfirms writes every confirmation still waiting: at a
+// clean stop, so that the next start has no landed holds to settle.
+// Whatever it does not write in time is settled at that start all the same.
+func (a *App) WriteDeferredConfirms(ctx context.Context) {
+	bg, cancel := background(ctx)
+	defer cancel()
+	for _, account := range a.deferred.accounts() {
+		if _, err := a.changeAccount(bg, account, a.lapsed, func(*domain.Account) error { return nil }); err != nil {
+			a.Log.Info("left quota holds to settle at the next start", slog.String("account", account), slog.String("error", err.Error()))
+			return
+		}
+	}
 }

@@ -11,9 +11,11 @@ import (
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
-// A write's room is a hold on its tenancy's account (domain/hold.go): taken
-// before the file is written, confirmed once the file's head names it, and
-// given back when the write fails. A crash in between leaves the hold
+// A write's room is a hold on its tenancy's account (domain/hold.go; a
+// garden write's on its planter's share, grant.go): taken before the file
+// is written, confirmed once the file's head names it (with the account's
+// next change when it frees nothing, confirms.go), and given back when the
+// write fails. A crash in between leaves the hold
 // recorded; the account's next change settles it once it has lapsed, and
 // the start of a process that is the database's only writer settles every
 // hold at once, since none of their writers can be alive.

@@ -125,11 +125,14 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 	} else if err := a.reserve(ctx, next.Tenancy, hold, cur.Hold); err != nil {
 		return Receipt{}, err
 	}
-	// The room is held: from here the write lands or gives it back even if
-	// its caller gives up, so no hold (nor the garden's count) is left to
-	// wait for its lapse.
-	ctx, cancel := background(ctx)
-	defer cancel()
+	if garden {
+		// The room is held and the garden's count moved: from here the
+		// write lands or gives both back even if its caller gives up, so
+		// the count does not wait for the hold's lapse to come right.
+		var cancel context.CancelFunc
+		ctx, cancel = background(ctx)
+		defer cancel()
+	}
 	var verb domain.Verb
 	var replaced domain.File
 	f, err := a.Files.Change(ctx, next.PlotID, next.Tenancy, next.Path, func(f *domain.File) ([]domain.Event, error) {
