@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"runtime"
 	"testing"
 	"time"
 
@@ -72,6 +73,30 @@ func BenchmarkGardenWriteParallel(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
+}
+
+// BenchmarkGardenPlantingsParallel: 32 citizens plant new files at once,
+// as a crowd does; each planting is a new file of its planter's share.
+// Run with -benchtime Nx, N at most 3200 (32 shares of 100 files).
+func BenchmarkGardenPlantingsParallel(b *testing.B) {
+	w := newWorld(b)
+	agents := make(chan testkit.Agent, 32)
+	for i := range cap(agents) {
+		agents <- w.citizen(fmt.Sprintf("G%d", i))
+	}
+	w.projectionCaughtUp(b, cap(agents))
+	b.SetParallelism(cap(agents) / runtime.GOMAXPROCS(0))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		a := <-agents
+		for i := 0; pb.Next(); i++ {
+			if r := w.write(b, a, "plot_0_0", fmt.Sprintf("/garden/%s/%d.md", a.ID[4:12], i), []byte("seed")); r.Status != 201 {
+				b.Errorf("garden planting: %d %s", r.Status, r.Raw)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "plantings/s")
 }
 
 // projectionCaughtUp waits until the citizens projection holds n citizens,

@@ -10,17 +10,31 @@ import (
 	catalog "sharedworld.dev/proto"
 	plotsv1 "sharedworld.dev/proto/plots/v1"
 	plotsstorage "sharedworld.dev/services/plots-storage"
+	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 	"sharedworld.dev/services/plots-storage/internal/store"
 )
 
 // strand does what a write does up to its quota reservation and then
-// "dies": the reservation is stored, the file never is.
-func strand(t *testing.T, w *world, plotID, tenancy, path string, change domain.Change) domain.Hold {
+// "dies": the reservation is stored on the account (a plot's tenancy, or a
+// garden planter's share, with the garden's count moved), the file never is.
+func strand(t *testing.T, w *world, plotID, account, path string, change domain.Change) domain.Hold {
 	t.Helper()
 	hold := domain.Hold{ID: "hold_" + path, PlotID: plotID, Path: path, Change: change, Until: w.clock.Now().Add(domain.HoldLife)}
 	usage := store.NewUsage(w.deps.DB)
-	if _, err := usage.Account(w.kit.Ctx(), tenancy, func(a *domain.Account) error { return a.Reserve(hold) }); err != nil {
+	if plotID == commons {
+		moveTally(t, w, change.Files)
+	}
+	if _, err := usage.Account(w.kit.Ctx(), account, func(a *domain.Account) error {
+		if plotID != commons {
+			return a.Reserve(hold)
+		}
+		short, err := a.ReserveShare(hold, domain.OwnShare)
+		if err == nil && short != (domain.Change{}) {
+			t.Errorf("the share's grant should cover the stranded planting, short %+v", short)
+		}
+		return err
+	}); err != nil {
 		t.Fatalf("reserve: %v", err)
 	}
 	return hold
@@ -28,9 +42,13 @@ func strand(t *testing.T, w *world, plotID, tenancy, path string, change domain.
 
 // land goes one step further than strand: the file's head lands, naming
 // the hold, and the process dies before it confirms the hold.
-func land(t *testing.T, w *world, plotID, tenancy, path string, change domain.Change) {
+func land(t *testing.T, w *world, plotID, account, path string, change domain.Change) {
 	t.Helper()
-	hold := strand(t, w, plotID, tenancy, path, change)
+	hold := strand(t, w, plotID, account, path, change)
+	tenancy := account
+	if plotID == commons {
+		tenancy = domain.CommonsTenancy
+	}
 	files := store.NewFiles(w.deps.DB, mongox.NopNotifier{})
 	if _, err := files.Change(w.kit.Ctx(), plotID, tenancy, path, func(f *domain.File) ([]domain.Event, error) {
 		f.Size, f.WrittenAt, f.Hold = change.Bytes, w.clock.Now(), hold.ID
@@ -88,7 +106,7 @@ func TestReservationCutOffByACrashIsGivenBack(t *testing.T) {
 		w.write(t, ada, id, "/fill/"+string(rune('a'+i)), bytes.Repeat([]byte{'f'}, mib)).ExpectStatus(t, 201)
 	}
 
-	strand(t, w, commons, domain.CommonsTenancy, "/garden/ada/lost.md", domain.Change{Bytes: 4, Files: 1})
+	strand(t, w, commons, app.ShareAccount(ada.ID), "/garden/ada/lost.md", domain.Change{Bytes: 4, Files: 1})
 	strand(t, w, id, plot.Tenancy, "/lost", domain.Change{Bytes: mib, Files: 1})
 	w.restart(t)
 	if testkit.Mode() == mongox.Shared {
@@ -128,7 +146,7 @@ func TestHoldOfALandedWriteKeepsItsRoom(t *testing.T) {
 		w.write(t, ada, id, "/fill/"+string(rune('a'+i)), bytes.Repeat([]byte{'f'}, mib)).ExpectStatus(t, 201)
 	}
 
-	land(t, w, commons, domain.CommonsTenancy, "/garden/ada/kept.md", domain.Change{Bytes: 4, Files: 1})
+	land(t, w, commons, app.ShareAccount(ada.ID), "/garden/ada/kept.md", domain.Change{Bytes: 4, Files: 1})
 	land(t, w, id, plot.Tenancy, "/landed", domain.Change{Bytes: mib, Files: 1})
 	w.write(t, ada, id, "/landed", bytes.Repeat([]byte{'o'}, mib)).ExpectStatus(t, 201)
 	w.restart(t)

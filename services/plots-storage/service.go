@@ -111,5 +111,7 @@ func (s *Service) Run(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() { done <- s.consumer.Run(ctx) }()
 	s.relay.Run(ctx)
-	return <-done
+	err := <-done
+	s.app.WriteDeferredConfirms(ctx)
+	return err
 }

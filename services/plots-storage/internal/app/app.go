@@ -29,6 +29,9 @@ type App struct {
 	// SoleWriter says this process is the database's only writer (the
 	// embedded backend): at its start no write of another can be in flight.
 	SoleWriter bool
+
+	tally    gardenTally
+	deferred deferredConfirms
 }
 
 // errCommonsHeld ends EnsureCommons' change when the commons exists.
@@ -53,6 +56,9 @@ func (a *App) EnsureCommons(ctx context.Context) error {
 // files left behind, and settles the quota holds of writes a crash cut off.
 func (a *App) Repair(ctx context.Context) error {
 	if err := a.SettleHolds(ctx); err != nil {
+		return err
+	}
+	if err := a.countGarden(ctx); err != nil {
 		return err
 	}
 	cutoff := a.Clock.Now().Add(-time.Minute)

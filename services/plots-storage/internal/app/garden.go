@@ -8,55 +8,16 @@ import (
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
-// The garden keeps two kinds of account: the commons tenancy's (the
-// garden as a whole, domain.GardenQuota) and one per planter, its share
-// (domain.OwnShare). A garden write or removal holds room on both under one
-// hold id, and the head it writes names that id, so each account settles
-// it on its own after a crash (quota.go).
+// The garden keeps an account per planter, its share (domain.OwnShare),
+// which draws room from the garden's own account in grants (grant.go); the
+// index and files planted before plantings were recorded count on the
+// garden's account directly. A garden write or removal holds its room on
+// that one account, and the head it writes names the hold, so the account
+// settles it after a crash (quota.go).
 
 // ShareAccount is the usage account of agentID's share of the garden. Agent
 // ids are hex and tenancies hex or "commons", so it names no tenancy.
 func ShareAccount(agentID string) string { return "garden_share:" + agentID }
-
-// reserveShare holds the room a garden write of next over cur needs in its
-// planter's share: the planter's own quota when it writes itself, the
-// planter's share as seen by another citizen when it tends someone else's
-// planting. A removed head planted by another citizen is confirmed on that
-// citizen's share first, before the head stops naming the removal.
-func (a *App) reserveShare(ctx context.Context, writer string, cur domain.File, next domain.File, h domain.Hold) error {
-	if cur.Removed && cur.PlantedBy != "" && cur.PlantedBy != next.PlantedBy {
-		if _, err := a.changeAccount(ctx, ShareAccount(cur.PlantedBy), a.lapsed, func(acc *domain.Account) error {
-			acc.Confirm(cur.Hold)
-			return nil
-		}); err != nil {
-			return err
-		}
-	}
-	if next.PlantedBy == "" {
-		return nil
-	}
-	q := domain.OwnShare
-	if next.PlantedBy != writer {
-		q = domain.PlantersShare
-	}
-	_, err := a.changeAccount(ctx, ShareAccount(next.PlantedBy), a.lapsed, func(acc *domain.Account) error {
-		acc.Confirm(cur.Hold)
-		return acc.ReserveWithin(h, q)
-	})
-	return err
-}
-
-// settleShare confirms (landed) or releases h on planter's share; nothing
-// for the index, which no share counts.
-func (a *App) settleShare(ctx context.Context, planter string, h domain.Hold, landed bool) {
-	switch {
-	case planter == "":
-	case landed:
-		a.confirm(ctx, ShareAccount(planter), h)
-	default:
-		a.release(ctx, ShareAccount(planter), h)
-	}
-}
 
 // RemoveGardenFile removes a garden file: its planter may, and a curator
 // (the ambassador) may remove any. The head stays, marked removed and
@@ -73,6 +34,8 @@ func (a *App) RemoveGardenFile(ctx context.Context, by domain.Remover, path stri
 	if err := domain.ValidateGardenPath(path); err != nil {
 		return domain.File{}, err
 	}
+	done := a.Files.Writing(domain.CommonsPlotID, domain.CommonsTenancy, path)
+	defer done()
 	for range commitAttempts {
 		f, err := a.removeOnce(ctx, by, path)
 		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) || errors.Is(err, errHoldLapsed) {
@@ -96,20 +59,18 @@ func (a *App) removeOnce(ctx context.Context, by domain.Remover, path string) (d
 	}
 	hold := a.newHold(domain.CommonsPlotID, path, domain.Change{})
 	hold.Frees = domain.DeleteChange(cur.Size)
-	// Both accounts record the removal before the head changes; its room
-	// comes back only once the head names it (Confirm applies Frees).
-	if err := a.reserveShare(ctx, by.AgentID, cur, domain.File{PlantedBy: cur.PlantedBy}, hold); err != nil {
-		return domain.File{}, err
-	}
-	usage, at, err := a.reserve(ctx, domain.CommonsTenancy, hold, cur.Hold)
+	// The planting's account records the removal before the head changes;
+	// its room comes back only once the head names it (Confirm applies Frees).
+	files, at, err := a.reserveGarden(ctx, by.AgentID, cur, cur.PlantedBy, hold)
 	if err != nil {
-		a.settleShare(ctx, cur.PlantedBy, hold, false)
 		return domain.File{}, err
 	}
+	ctx, cancel := background(ctx) // the room is held: land or give it back
+	defer cancel()
 	// The removal tells the world in the same write as the head: the
-	// count the garden will hold, dated in the order of the garden's holds.
+	// count the garden will hold, dated in the order of the garden's writes.
 	removed := domain.GardenRemoved{Path: path, AgentID: by.AgentID, Role: by.Role, PlantedBy: cur.PlantedBy,
-		Files: usage.Files, At: at}
+		Files: files, At: at}
 	_, err = a.Files.Change(ctx, domain.CommonsPlotID, domain.CommonsTenancy, path, func(f *domain.File) ([]domain.Event, error) {
 		if f.Version != cur.Version {
 			return nil, errResized
@@ -123,14 +84,12 @@ func (a *App) removeOnce(ctx context.Context, by domain.Remover, path string) (d
 	})
 	switch {
 	case errors.Is(err, errResized) || errors.Is(err, errHoldLapsed) || errors.Is(err, domain.ErrBusy):
-		a.release(ctx, domain.CommonsTenancy, hold)
-		a.settleShare(ctx, cur.PlantedBy, hold, false)
+		a.settleGarden(ctx, cur.PlantedBy, hold, false)
 		return domain.File{}, err
 	case err != nil:
-		return domain.File{}, err // the holds stay; the head settles them once they lapse
+		return domain.File{}, err // the hold stays; the head settles it once it lapses
 	}
-	a.confirm(ctx, domain.CommonsTenancy, hold)
-	a.settleShare(ctx, cur.PlantedBy, hold, true)
+	a.settleGarden(ctx, cur.PlantedBy, hold, true)
 	a.dropBlob(ctx, cur.BlobID)
 	return cur, nil
 }

@@ -46,6 +46,8 @@ type Usage interface {
 	// Account is Change on the usage with its holds.
 	Account(ctx context.Context, tenancy string, fn func(*domain.Account) error) (domain.Account, error)
 	Current(ctx context.Context, tenancy string) (domain.Usage, error)
+	// Read returns the account as stored, zero when never counted.
+	Read(ctx context.Context, tenancy string) (domain.Account, error)
 	// Holding lists the tenancies that record holds.
 	Holding(ctx context.Context) ([]string, error)
 	DeleteTenancy(ctx context.Context, tenancy string) error
@@ -54,6 +56,11 @@ type Usage interface {
 // Files stores file heads and, apart, their contents ("blobs"): every
 // write stores its content under a new blob id before switching the head.
 type Files interface {
+	// Writing lets this process's writers of one path in one at a time:
+	// concurrent writers of a path (the garden's index above all) would
+	// otherwise each hold room, meet the other's head, give the room back
+	// and try again. It returns the function that lets the next one in.
+	Writing(plotID, tenancy, path string) (done func())
 	// Head is a zero File when the path holds none.
 	Head(ctx context.Context, plotID, tenancy, path string) (domain.File, error)
 	// Change runs fn on the head (a zero File with its plot, tenancy and

@@ -7,14 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
-// A write's room is a hold on its tenancy's account (domain/hold.go): taken
-// before the file is written, confirmed once the file's head names it, and
-// given back when the write fails. A crash in between leaves the hold
+// A write's room is a hold on its tenancy's account (domain/hold.go; a
+// garden write's on its planter's share, grant.go): taken before the file
+// is written, confirmed once the file's head names it (with the account's
+// next change when it frees nothing, confirms.go), and given back when the
+// write fails. A crash in between leaves the hold
 // recorded; the account's next change settles it once it has lapsed, and
 // the start of a process that is the database's only writer settles every
 // hold at once, since none of their writers can be alive.
@@ -30,26 +31,49 @@ var errUndecided = errors.New("holds to settle")
 func (a *App) changeAccount(ctx context.Context, tenancy string, dead func(domain.Hold) bool,
 	fn func(*domain.Account) error) (domain.Account, error) {
 	landed := map[string]bool{}
+	deferred := a.deferred.take(tenancy)
 	for {
-		var undecided []domain.Hold
+		var undecided, released []domain.Hold
 		acc, err := a.Usage.Account(ctx, tenancy, func(acc *domain.Account) error {
-			if undecided = acc.Settle(dead, landed); len(undecided) > 0 {
+			for _, id := range deferred {
+				acc.Confirm(id)
+			}
+			if undecided, released = acc.Settle(dead, landed); len(undecided) > 0 {
 				return errUndecided
 			}
 			return fn(acc)
 		})
 		if !errors.Is(err, errUndecided) {
+			if err != nil {
+				a.deferred.putBack(tenancy, deferred) // nothing was written
+			} else {
+				for _, h := range released {
+					a.unmoveTally(ctx, h) // a garden write that never landed
+				}
+			}
 			return acc, err
 		}
 		// Each round decides at least one hold more, so this ends.
 		for _, h := range undecided {
-			head, err := a.Files.Head(ctx, h.PlotID, fileTenancy(tenancy, h), h.Path)
+			did, err := a.holdLanded(ctx, tenancy, h)
 			if err != nil {
 				return domain.Account{}, fmt.Errorf("settle a quota hold: %w", err)
 			}
-			landed[h.ID] = head.Hold == h.ID
+			landed[h.ID] = did
 		}
 	}
+}
+
+// holdLanded reports whether the write (or grant) of a dead hold landed:
+// a file's head names its hold; a share whose grant sequence reached a
+// grant's number took it.
+func (a *App) holdLanded(ctx context.Context, tenancy string, h domain.Hold) (bool, error) {
+	if h.Grant > 0 {
+		share, err := a.Usage.Read(ctx, h.Path)
+		return share.GrantSeq >= h.Grant, err
+	}
+	head, err := a.Files.Head(ctx, h.PlotID, fileTenancy(tenancy, h), h.Path)
+	return head.Hold == h.ID, err
 }
 
 // fileTenancy is the tenancy of the file a hold on the account was taken
@@ -59,14 +83,6 @@ func fileTenancy(account string, h domain.Hold) string {
 		return domain.CommonsTenancy
 	}
 	return account
-}
-
-// quotaOf is the quota of a tenancy's account: the garden's on the commons.
-func quotaOf(tenancy string) domain.Quota {
-	if tenancy == domain.CommonsTenancy {
-		return domain.GardenQuota
-	}
-	return domain.PlotQuota
 }
 
 // lapsed is the dead hold of a live world: one whose write can no longer land.
@@ -80,54 +96,68 @@ func (a *App) newHold(plotID, path string, change domain.Change) domain.Hold {
 		Until: a.Clock.Now().Add(domain.HoldLife)}
 }
 
-// reserve takes h's room from the tenancy's quota and returns the usage
-// expected once the recorded holds land (Account.Expected; 413 with the
-// reason when the quota refuses) and, on the
-// commons, the write's date in the order of the holds (Account.Stamp; zero
-// elsewhere). landed is the hold the head the write read names: that head
-// proves its write landed, and confirming it here keeps it from being taken
-// for a lost one once the head is overwritten.
-func (a *App) reserve(ctx context.Context, tenancy string, h domain.Hold, landed string) (domain.Usage, time.Time, error) {
-	var at time.Time
-	acc, err := a.changeAccount(ctx, tenancy, a.lapsed, func(acc *domain.Account) error {
+// reserve takes h's room from a plot tenancy's quota (413 with the reason
+// when it refuses; the garden's writes reserve with reserveGarden).
+// landed is the hold the head the write read names: that head proves its
+// write landed, and confirming it here keeps it from being taken for a
+// lost one once the head is overwritten.
+func (a *App) reserve(ctx context.Context, tenancy string, h domain.Hold, landed string) error {
+	_, err := a.changeAccount(ctx, tenancy, a.lapsed, func(acc *domain.Account) error {
 		acc.Confirm(landed)
-		if err := acc.ReserveWithin(h, quotaOf(tenancy)); err != nil {
-			return err
-		}
-		if h.PlotID == domain.CommonsPlotID {
-			at = acc.Stamp(a.Clock.Now())
-		}
-		return nil
+		return acc.ReserveWithin(h, domain.PlotQuota)
 	})
-	return acc.Expected(), at, err
+	return err
 }
 
-// confirm forgets a hold whose write landed. A failure costs nothing but
-// the record: the head names the hold, and settling it later keeps its room.
+// confirm forgets a hold whose write landed: with the account's next
+// change when it frees nothing (confirms.go), at once otherwise. A failure
+// costs nothing but the record: the head names the hold, and settling it
+// later keeps its room.
 func (a *App) confirm(ctx context.Context, tenancy string, h domain.Hold) {
 	if h.Empty() {
 		return
 	}
-	bg, cancel := background(ctx)
-	defer cancel()
-	if _, err := a.changeAccount(bg, tenancy, a.lapsed, func(acc *domain.Account) error { acc.Confirm(h.ID); return nil }); err != nil {
-		a.Log.Warn("could not confirm a quota hold; it is settled later", slog.String("hold", h.ID), slog.String("error", err.Error()))
-	}
-}
-
-// release gives back the room of a hold whose write did not land. A
-// failure leaves the hold recorded, and settling it once it lapsed gives
-// the room back then.
-func (a *App) release(ctx context.Context, tenancy string, h domain.Hold) {
-	if h.Empty() {
+	if h.Frees == (domain.Change{}) && a.deferred.add(tenancy, h.ID) {
 		return
 	}
+	a.confirmed(ctx, tenancy, h)
+}
+
+// confirmed is confirm returning the account after it (ok: it was written).
+func (a *App) confirmed(ctx context.Context, tenancy string, h domain.Hold) (domain.Account, bool) {
+	if h.Empty() {
+		return domain.Account{}, false
+	}
 	bg, cancel := background(ctx)
 	defer cancel()
-	if _, err := a.changeAccount(bg, tenancy, a.lapsed, func(acc *domain.Account) error { acc.Release(h.ID); return nil }); err != nil {
+	acc, err := a.changeAccount(bg, tenancy, a.lapsed, func(acc *domain.Account) error { acc.Confirm(h.ID); return nil })
+	if err != nil {
+		a.Log.Warn("could not confirm a quota hold; it is settled later", slog.String("hold", h.ID), slog.String("error", err.Error()))
+		return acc, false
+	}
+	return acc, true
+}
+
+// release gives back the room of a hold whose write did not land, and
+// reports whether this call gave it back. A failure leaves the hold
+// recorded, and settling it once it lapsed gives the room back then.
+func (a *App) release(ctx context.Context, tenancy string, h domain.Hold) bool {
+	if h.Empty() {
+		return false
+	}
+	bg, cancel := background(ctx)
+	defer cancel()
+	var had bool
+	if _, err := a.changeAccount(bg, tenancy, a.lapsed, func(acc *domain.Account) error {
+		had = acc.Has(h.ID)
+		acc.Release(h.ID)
+		return nil
+	}); err != nil {
 		a.Log.Warn("could not give a quota hold back; it is settled once it lapses",
 			slog.String("hold", h.ID), slog.String("error", err.Error()))
+		return false
 	}
+	return had
 }
 
 // account applies a change that needs no room (space given back) and

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/services/plots-storage/internal/domain"
@@ -74,6 +75,8 @@ func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Re
 	if err != nil {
 		return Receipt{}, err
 	}
+	done := a.Files.Writing(next.PlotID, next.Tenancy, next.Path)
+	defer done()
 	for range commitAttempts {
 		r, err := a.commitWrite(ctx, who, next)
 		if errors.Is(err, errResized) || errors.Is(err, domain.ErrBusy) || errors.Is(err, errHoldLapsed) {
@@ -111,22 +114,24 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 	}
 	hold := a.newHold(next.PlotID, next.Path, domain.WriteChange(next.Size, cur.Size, cur.Exists()))
 	garden := next.PlotID == domain.CommonsPlotID
+	var files int64
 	if garden {
-		// The share first: a citizen over its share hears of its share.
 		next.PlantedBy = domain.Planter(next.Path, cur, who.ID)
-		if err := a.reserveShare(ctx, who.ID, cur, next, hold); err != nil {
+		var at time.Time
+		if files, at, err = a.reserveGarden(ctx, who.ID, cur, next.PlantedBy, hold); err != nil {
 			return Receipt{}, err
 		}
-	}
-	usage, at, err := a.reserve(ctx, next.Tenancy, hold, cur.Hold)
-	if err != nil {
-		if garden {
-			a.settleShare(ctx, next.PlantedBy, hold, false)
-		}
+		next.WrittenAt = at
+	} else if err := a.reserve(ctx, next.Tenancy, hold, cur.Hold); err != nil {
 		return Receipt{}, err
 	}
-	if !at.IsZero() {
-		next.WrittenAt = at
+	if garden {
+		// The room is held and the garden's count moved: from here the
+		// write lands or gives both back even if its caller gives up, so
+		// the count does not wait for the hold's lapse to come right.
+		var cancel context.CancelFunc
+		ctx, cancel = background(ctx)
+		defer cancel()
 	}
 	var verb domain.Verb
 	var replaced domain.File
@@ -146,13 +151,15 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 		}
 		verb = domain.GardenVerb(next.Path, replaced.Exists())
 		return []domain.Event{domain.GardenChanged{Verb: verb, Path: next.Path, AgentID: who.ID,
-			AgentName: who.Name, Files: usage.Files, At: next.WrittenAt}}, nil
+			AgentName: who.Name, Files: files, At: next.WrittenAt}}, nil
 	})
 	switch {
 	case errors.Is(err, errResized) || errors.Is(err, errHoldLapsed) || errors.Is(err, domain.ErrBusy):
-		a.release(ctx, next.Tenancy, hold) // refused: the head is not this write's
+		// Refused: the head is not this write's.
 		if garden {
-			a.settleShare(ctx, next.PlantedBy, hold, false)
+			a.settleGarden(ctx, next.PlantedBy, hold, false)
+		} else {
+			a.release(ctx, next.Tenancy, hold)
 		}
 		return Receipt{}, err
 	case err != nil:
@@ -161,9 +168,10 @@ func (a *App) commitWrite(ctx context.Context, who domain.Agent, next domain.Fil
 		// once it lapses; the content stays too.
 		return Receipt{}, fmt.Errorf("%w: %w", errUncertain, err)
 	}
-	a.confirm(ctx, next.Tenancy, hold)
 	if garden {
-		a.settleShare(ctx, next.PlantedBy, hold, true)
+		a.settleGarden(ctx, next.PlantedBy, hold, true)
+	} else {
+		a.confirm(ctx, next.Tenancy, hold)
 	}
 	if replaced.Exists() {
 		a.dropBlob(ctx, replaced.BlobID)

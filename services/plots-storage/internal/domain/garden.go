@@ -72,9 +72,10 @@ var GardenQuota = Quota{Bytes: GardenQuotaBytes, Files: GardenMaxFiles, exceeded
 	hint := "tend an existing file instead (a new version of a path adds no file), or " + RemoveHint +
 		"; the ambassador prunes the garden: file a ticket (POST /api/world/tickets) to ask"
 	if c.Files > 0 && u.Files+c.Files > GardenMaxFiles {
-		return problem.TooLarge(fmt.Sprintf("the garden holds %d files, its limit is %d", u.Files, GardenMaxFiles), hint)
+		return problem.TooLarge(fmt.Sprintf("the garden is full: %d of its %d files are planted or set aside for planters' shares",
+			u.Files, GardenMaxFiles), hint)
 	}
-	return problem.TooLarge(fmt.Sprintf("the write needs %d more bytes but the garden holds %d of its %s",
+	return problem.TooLarge(fmt.Sprintf("the write needs %d more bytes but %d of the garden's %s are planted or set aside for planters' shares",
 		c.Bytes, u.Bytes, humanBytes(GardenQuotaBytes)), hint)
 }}
 

@@ -36,6 +36,8 @@ type Hold struct {
 	Change Change
 	Frees  Change
 	Until  time.Time
+	// Grant numbers a share's grant (grant.go); zero for a write's hold.
+	Grant int64
 }
 
 // Empty reports whether h moves no usage at all (nothing to record).
@@ -51,6 +53,10 @@ type Account struct {
 	Holds []Hold
 	// Stamped is the time of the last write Stamp dated.
 	Stamped time.Time
+	// Granted is the room a garden share drew from the garden, and
+	// GrantSeq the number of its last grant (grant.go).
+	Granted  Usage
+	GrantSeq int64
 }
 
 // Stamp dates a write taken on the account at now: later than every write
@@ -112,6 +118,16 @@ func (a *Account) Release(id string) {
 	}
 }
 
+// Has reports whether the hold id is recorded.
+func (a *Account) Has(id string) bool {
+	for _, h := range a.Holds {
+		if h.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (a *Account) drop(id string) (Hold, bool) {
 	for i, h := range a.Holds {
 		if h.ID == id {
@@ -124,8 +140,8 @@ func (a *Account) drop(id string) (Hold, bool) {
 
 // Settle confirms or releases every hold landed decides (true: its file
 // landed) and returns the holds dead says are over that landed does not
-// decide yet: their heads must be read first.
-func (a *Account) Settle(dead func(Hold) bool, landed map[string]bool) (undecided []Hold) {
+// decide yet (their heads must be read first) and those it released.
+func (a *Account) Settle(dead func(Hold) bool, landed map[string]bool) (undecided, released []Hold) {
 	for _, h := range append([]Hold(nil), a.Holds...) {
 		if !dead(h) {
 			continue
@@ -138,7 +154,8 @@ func (a *Account) Settle(dead func(Hold) bool, landed map[string]bool) (undecide
 			a.Confirm(h.ID)
 		default:
 			a.Release(h.ID)
+			released = append(released, h)
 		}
 	}
-	return undecided
+	return undecided, released
 }

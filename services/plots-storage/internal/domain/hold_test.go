@@ -33,19 +33,19 @@ func TestHoldsCountUntilSettled(t *testing.T) {
 
 	// A hold taken for alive is not settled; a lapsed one waits for its head.
 	lapsed := func(h Hold) bool { return h.Lapsed(now.Add(HoldLife + HoldGrace)) }
-	if got := a.Settle(lapsed, nil); len(got) != 0 {
+	if got, _ := a.Settle(lapsed, nil); len(got) != 0 {
 		t.Fatalf("c has not lapsed at its Until plus the grace: %v", got)
 	}
 	dead := func(h Hold) bool { return h.Lapsed(now.Add(HoldLife + HoldGrace + time.Millisecond)) }
-	if got := a.Settle(dead, map[string]bool{}); len(got) != 1 || got[0].ID != "c" || a.Usage.Bytes != 14 {
+	if got, _ := a.Settle(dead, map[string]bool{}); len(got) != 1 || got[0].ID != "c" || a.Usage.Bytes != 14 {
 		t.Fatalf("a lapsed hold is decided by its head before it changes anything: %v %+v", got, a)
 	}
 	landed := a
 	landed.Holds = append([]Hold(nil), a.Holds...)
-	if got := landed.Settle(dead, map[string]bool{"c": true}); len(got) != 0 || landed.Usage != (Usage{Bytes: 14, Files: 2}) || len(landed.Holds) != 0 {
+	if got, rel := landed.Settle(dead, map[string]bool{"c": true}); len(got) != 0 || len(rel) != 0 || landed.Usage != (Usage{Bytes: 14, Files: 2}) || len(landed.Holds) != 0 {
 		t.Fatalf("a hold whose head names it keeps its room: %+v", landed)
 	}
-	if got := a.Settle(dead, map[string]bool{"c": false}); len(got) != 0 || a.Usage != (Usage{Bytes: 5, Files: 1}) || len(a.Holds) != 0 {
+	if got, rel := a.Settle(dead, map[string]bool{"c": false}); len(rel) != 1 || len(got) != 0 || a.Usage != (Usage{Bytes: 5, Files: 1}) || len(a.Holds) != 0 {
 		t.Fatalf("a hold whose file never landed gives its room back: %+v", a)
 	}
 }

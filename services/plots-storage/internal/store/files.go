@@ -69,6 +69,8 @@ type Files struct {
 	// mirrors of files and garden_files answer List on an exclusive
 	// database (nil on a shared one, where the indexes serve it).
 	filesMirror, gardenMirror *fileMirror
+	// writers holds this process's writers of one path in turn (Writing).
+	writers *mongox.Locks
 }
 
 // NewFiles uses db's "files", "garden_files" and "blobs" collections and
@@ -76,7 +78,7 @@ type Files struct {
 func NewFiles(db *mongox.DB, notify mongox.Notifier) *Files {
 	s := &Files{files: mongox.NewDocs[fileDoc, eventOf](db, "files", notify),
 		garden: mongox.NewDocs[fileDoc, eventOf](db, "garden_files", notify), blobs: db.Collection("blobs"),
-		filesMirror: fileMirrorOf(db, "files"), gardenMirror: fileMirrorOf(db, "garden_files")}
+		filesMirror: fileMirrorOf(db, "files"), gardenMirror: fileMirrorOf(db, "garden_files"), writers: mongox.NewLocks()}
 	if s.filesMirror != nil {
 		s.filesMirror.keep(s.files)
 		s.gardenMirror.keep(s.garden)
@@ -121,6 +123,15 @@ func (s *Files) EnsureIndexes(ctx context.Context) error {
 		return err
 	}
 	return s.gardenMirror.load(ctx, s.garden)
+}
+
+// Writing waits until no other writer of this process writes the path and
+// returns the function that lets the next one in. It is no document's lock
+// (a holder takes the account's and the head's locks under it), and only
+// this process's writers wait: another replica's write still meets the
+// head's version.
+func (s *Files) Writing(plotID, tenancy, path string) (done func()) {
+	return s.writers.Lock(fileID(plotID, tenancy, path))
 }
 
 // Head returns a file's head (a zero File when there is none).

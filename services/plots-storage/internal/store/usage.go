@@ -23,6 +23,11 @@ type usageDoc struct {
 	Files   int64     `bson:"files_used"`
 	Holds   []holdDoc `bson:"holds"` // all of them, none too: an update sets every field
 	Stamped time.Time `bson:"stamped_at"`
+	// A garden share's grants (domain/grant.go): the room drawn from the
+	// garden and the number of the last grant.
+	GrantedBytes int64 `bson:"granted_bytes"`
+	GrantedFiles int64 `bson:"granted_files"`
+	GrantSeq     int64 `bson:"grant_seq"`
 }
 
 type holdDoc struct {
@@ -35,25 +40,29 @@ type holdDoc struct {
 	FreesBytes int64     `bson:"frees_bytes"`
 	FreesFiles int64     `bson:"frees_files"`
 	Until      time.Time `bson:"until"`
+	Grant      int64     `bson:"grant"`
 }
 
 func (d usageDoc) usage() domain.Usage { return domain.Usage{Bytes: d.Bytes, Files: d.Files} }
 
 func (d usageDoc) account() domain.Account {
-	a := domain.Account{Usage: d.usage(), Stamped: d.Stamped}
+	a := domain.Account{Usage: d.usage(), Stamped: d.Stamped,
+		Granted: domain.Usage{Bytes: d.GrantedBytes, Files: d.GrantedFiles}, GrantSeq: d.GrantSeq}
 	for _, h := range d.Holds {
 		a.Holds = append(a.Holds, domain.Hold{ID: h.ID, PlotID: h.PlotID, Path: h.Path,
 			Change: domain.Change{Bytes: h.Bytes, Files: h.Files},
-			Frees:  domain.Change{Bytes: h.FreesBytes, Files: h.FreesFiles}, Until: h.Until})
+			Frees:  domain.Change{Bytes: h.FreesBytes, Files: h.FreesFiles}, Until: h.Until, Grant: h.Grant})
 	}
 	return a
 }
 
 func usageDocOf(tenancy string, a domain.Account) usageDoc {
-	d := usageDoc{Tenancy: tenancy, Bytes: a.Bytes, Files: a.Files, Stamped: a.Stamped}
+	d := usageDoc{Tenancy: tenancy, Bytes: a.Bytes, Files: a.Files, Stamped: a.Stamped,
+		GrantedBytes: a.Granted.Bytes, GrantedFiles: a.Granted.Files, GrantSeq: a.GrantSeq}
 	for _, h := range a.Holds {
 		d.Holds = append(d.Holds, holdDoc{ID: h.ID, PlotID: h.PlotID, Path: h.Path,
-			Bytes: h.Change.Bytes, Files: h.Change.Files, FreesBytes: h.Frees.Bytes, FreesFiles: h.Frees.Files, Until: h.Until})
+			Bytes: h.Change.Bytes, Files: h.Change.Files, FreesBytes: h.Frees.Bytes, FreesFiles: h.Frees.Files,
+			Until: h.Until, Grant: h.Grant})
 	}
 	return d
 }
@@ -94,6 +103,18 @@ func (s *Usage) Current(ctx context.Context, tenancy string) (domain.Usage, erro
 		return domain.Usage{}, fmt.Errorf("read usage: %w", err)
 	}
 	return d.usage(), nil
+}
+
+// Read returns an account as stored (zero when never counted).
+func (s *Usage) Read(ctx context.Context, tenancy string) (domain.Account, error) {
+	d, err := s.docs.Get(ctx, tenancy)
+	if errors.Is(err, mongox.ErrNotFound) {
+		return domain.Account{}, nil
+	}
+	if err != nil {
+		return domain.Account{}, fmt.Errorf("read usage: %w", err)
+	}
+	return d.account(), nil
 }
 
 // Holding returns the tenancies that record holds. It reads every
