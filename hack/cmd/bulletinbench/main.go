@@ -7,11 +7,13 @@
 // It also times writes from acceptance to their line on the live feed.
 // It seeds the world with citizens, plots, garden files and tickets through
 // the public API first, so the document has a realistic size (a few KB),
-// measures, then grows the world (-large-citizens more citizens with plots,
-// -announcements long announcements by the ambassador, -token) to a
-// document of about 200 KB and measures again: both sizes, both encodings. Needs wrk and
-// nginx on PATH (Debian: wrk, nginx-light); hack/bench/bulletin-vs-nginx.sh
-// installs them and starts the world.
+// measures, then grows the world twice and measures again each time:
+// -medium-citizens more citizens with plots (about 36 KB), then
+// -large-citizens more and -announcements long announcements by the
+// ambassador (-token), about 200 KB. Every size is measured with and
+// without gzip, and a summary table ends the run. Needs wrk and nginx on
+// PATH (Debian: wrk, nginx-light); hack/bench/bulletin-vs-nginx.sh installs
+// them and starts the world.
 package main
 
 import (
@@ -40,7 +42,8 @@ func main() {
 	conns := flag.Int("connections", 64, "wrk connections")
 	nginxPort := flag.Int("nginx-port", 18089, "port for nginx")
 	writes := flag.Int("latency-writes", 300, "garden writes timed from acceptance to their live feed line (0: skip)")
-	large := flag.Int("large-citizens", 1000, "citizens added (each with a plot) before the large-document round (0: no large round)")
+	medium := flag.Int("medium-citizens", 150, "citizens added (each with a plot) before the medium-document round, about 36 KB (0: no medium round)")
+	large := flag.Int("large-citizens", 1000, "citizens added (each with a plot) before the large-document round, about 200 KB (0: no large round)")
 	announcements := flag.Int("announcements", 10, "long announcements posted before the large-document round")
 	token := flag.String("token", os.Getenv("WORLD_AMBASSADOR_TOKEN"), "the ambassador's token, for the announcements")
 	flag.Parse()
@@ -49,17 +52,40 @@ func main() {
 	if *writes > 0 {
 		latency(*world, *writes)
 	}
-	compare(*world, *nginxPort, *rounds, *duration, *conns, fmt.Sprintf("%d citizens seeded", *citizens))
+	var table []row
+	table = append(table, compare(*world, *nginxPort, *rounds, *duration, *conns, fmt.Sprintf("%d citizens seeded", *citizens))...)
+	total := *citizens
+	if *medium > 0 {
+		seed(*world, total, *medium)
+		total += *medium
+		table = append(table, compare(*world, *nginxPort, *rounds, *duration, *conns, fmt.Sprintf("%d citizens", total))...)
+	}
 	if *large > 0 {
-		seed(*world, *citizens, *large)
+		seed(*world, total, *large)
+		total += *large
 		announce(*world, *token, *announcements)
-		compare(*world, *nginxPort, *rounds, *duration, *conns, fmt.Sprintf("%d citizens, %d long announcements", *citizens+*large, *announcements))
+		table = append(table, compare(*world, *nginxPort, *rounds, *duration, *conns, fmt.Sprintf("%d citizens, %d long announcements", total, *announcements))...)
+	}
+	fmt.Println()
+	fmt.Printf("%-10s %-9s %10s %12s %12s %7s\n", "document", "encoding", "body", "bulletin/s", "nginx/s", "ratio")
+	for _, r := range table {
+		fmt.Printf("%-10s %-9s %10s %12.0f %12.0f %7.2f\n", kb(r.doc), r.encoding, kb(r.body), r.bulletin, r.nginx, r.bulletin/r.nginx)
 	}
 }
 
+// row is one cell pair of the summary: a document size and encoding, the
+// medians of both servers.
+type row struct {
+	doc, body       int
+	encoding        string
+	bulletin, nginx float64
+}
+
+func kb(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
+
 // compare serves the world's current document from nginx too and runs the
 // alternating wrk rounds against both, with and without gzip.
-func compare(world string, nginxPort, rounds int, duration string, conns int, what string) {
+func compare(world string, nginxPort, rounds int, duration string, conns int, what string) []row {
 	time.Sleep(500 * time.Millisecond) // let the last events reach the aggregator
 	body := get(world+"/api/world/bulletin", false)
 	gz := get(world+"/api/world/bulletin", true)
@@ -85,10 +111,16 @@ func compare(world string, nginxPort, rounds int, duration string, conns int, wh
 		}
 	}
 	fmt.Printf("document: %d bytes (%d gzip), %s, %d rounds of %s, %d connections\n", len(body), len(gz), what, rounds, duration, conns)
-	for _, pair := range [][2]string{{"bulletin", "nginx"}, {"bulletin gzip", "nginx gzip"}} {
-		a, b := median(results[pair[0]]), median(results[pair[1]])
-		fmt.Printf("%-14s %9.0f req/s   %-11s %9.0f req/s   ratio %.2f   (rounds: %v vs %v)\n", pair[0], a, pair[1], b, a/b, results[pair[0]], results[pair[1]])
+	var rows []row
+	for _, pair := range []struct {
+		a, b, encoding string
+		body           int
+	}{{"bulletin", "nginx", "identity", len(body)}, {"bulletin gzip", "nginx gzip", "gzip", len(gz)}} {
+		a, b := median(results[pair.a]), median(results[pair.b])
+		fmt.Printf("%-14s %9.0f req/s   %-11s %9.0f req/s   ratio %.2f   (rounds: %v vs %v)\n", pair.a, a, pair.b, b, a/b, results[pair.a], results[pair.b])
+		rows = append(rows, row{doc: len(body), body: pair.body, encoding: pair.encoding, bulletin: a, nginx: b})
 	}
+	return rows
 }
 
 func seed(world string, first, n int) {

@@ -2,15 +2,19 @@ package http
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
 
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/problem"
+	"sharedworld.dev/services/bulletin/internal/app"
 )
 
 // bulletin serves the rendered document from memory: no database, no other
-// service, no encoding on the request path (CONTRACT §6).
+// service, no encoding on the request path (CONTRACT §6). A large document
+// leaves by sendfile (httpx.SendStatic).
 func (h *Handlers) bulletin(c *fiber.Ctx) error {
 	r := h.Board.Current()
 	if r == nil {
@@ -23,15 +27,54 @@ func (h *Handlers) bulletin(c *fiber.Ctx) error {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, httpx.ContentTypeJSON)
-	body := r.JSON
+	d := h.docCache.of(h.Board, r)
+	body := d.json
 	if acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
 		c.Set(fiber.HeaderContentEncoding, "gzip")
-		body = r.Gzip
+		body = d.gzip
 	}
-	// The rendered bytes are never modified, so the response may use them
-	// without a copy.
-	c.Response().SetBodyRaw(body)
+	httpx.SendStatic(c, body)
 	return nil
+}
+
+// docCache holds the latest rendering as static bodies; reads never lock.
+type docCache struct {
+	mu  sync.Mutex // serialises building, so a change builds once
+	doc atomic.Pointer[servedDoc]
+}
+
+type servedDoc struct {
+	source     *app.Rendered
+	json, gzip *httpx.StaticBody
+}
+
+// of returns the static bodies of r, built on the first request that sees
+// it. The bodies they replace are retired: responses still sending them
+// finish first.
+func (d *docCache) of(board *app.Board, r *app.Rendered) *servedDoc {
+	if s := d.doc.Load(); s != nil && s.source == r {
+		return s
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	old := d.doc.Load()
+	if old != nil && old.source == r {
+		return old
+	}
+	s := &servedDoc{source: r, json: httpx.NewStaticBody(r.JSON), gzip: httpx.NewStaticBody(r.Gzip)}
+	// A request holding an older rendering serves it without keeping it:
+	// only a newer one replaces the cached one.
+	if board.Current() != r {
+		s.json.Retire()
+		s.gzip.Retire()
+		return s
+	}
+	d.doc.Store(s)
+	if old != nil {
+		old.json.Retire()
+		old.gzip.Retire()
+	}
+	return s
 }
 
 // etagMatches applies If-None-Match (RFC 9110 §13.1.2): a list of tags,

@@ -25,6 +25,7 @@ type Handlers struct {
 	Streams context.Context
 
 	boardCache boardCache
+	docCache   docCache
 }
 
 // Routes registers the public routes.
