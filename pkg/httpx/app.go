@@ -75,9 +75,11 @@ func NewApp(o Options) *fiber.App {
 		// A bulletin document is tens of KiB: one write syscall, not several.
 		WriteBufferSize: 64 << 10,
 	})
+	red := newRouteMetrics(o.Service)
+	fastPath(app, red, o.Logger, o.AccessLogSample) // after the server's own checks (guardServer)
 	guardServer(app.Server())
 	serverErrors(app.Server(), o.BodyLimits)
-	app.Use(requestContext(o.Service, o.Logger, o.AccessLogSample), recoverPanics(), requestShape(routes, o.BodyLimits))
+	app.Use(requestContext(red, o.Logger, o.AccessLogSample), recoverPanics(), requestShape(routes, o.BodyLimits))
 	return app
 }
 
@@ -145,8 +147,7 @@ func routeLimit(limits map[string]int, method, path string) int {
 
 // requestContext assigns the request id, puts a request logger in the
 // context, logs the request and records its metrics.
-func requestContext(service string, base *slog.Logger, sample int) fiber.Handler {
-	red := newRouteMetrics(service)
+func requestContext(red *routeMetrics, base *slog.Logger, sample int) fiber.Handler {
 	var reads atomic.Uint64
 	return func(c *fiber.Ctx) error {
 		start := time.Now()

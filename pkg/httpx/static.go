@@ -5,7 +5,7 @@ import (
 	"os"
 	"sync/atomic"
 
-	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 )
 
 // staticFileMin is the smallest body kept in a file for sendfile. Below it
@@ -74,18 +74,19 @@ func (s *StaticBody) release() {
 // SendStatic sets the response body to s. A GET on a connection of a
 // LingeringListener sends a body with a file by sendfile, header and body
 // in one TCP segment when they fit; anything else (HEAD, a small body, a
-// connection of another kind) gets the bytes.
-func SendStatic(c *fiber.Ctx, s *StaticBody) {
-	conn, ok := c.Context().Conn().(*lingerConn)
-	if !ok || c.Method() != fiber.MethodGet || !s.acquire() {
-		c.Response().SetBodyRaw(s.data)
+// connection of another kind) gets the bytes. In a Fiber handler, pass
+// c.Context().
+func SendStatic(ctx *fasthttp.RequestCtx, s *StaticBody) {
+	conn, ok := ctx.Conn().(*lingerConn)
+	if !ok || !ctx.IsGet() || !s.acquire() {
+		ctx.Response.SetBodyRaw(s.data)
 		return
 	}
 	st := &staticStream{body: s, conn: conn}
 	// fasthttp flushes the header just before it copies a body stream over
 	// 8 KiB: the connection holds that write back (MSG_MORE) for the body.
 	conn.headerBeforeFile.Store(true)
-	c.Response().SetBodyStream(st, len(s.data))
+	ctx.Response.SetBodyStream(st, len(s.data))
 }
 
 // staticStream is one response's reading of a StaticBody. The connection's

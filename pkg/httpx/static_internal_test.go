@@ -24,7 +24,7 @@ func staticServer(t *testing.T, current *atomic.Pointer[StaticBody]) string {
 	app := NewApp(Options{Service: "static-test", Logger: slog.New(slog.DiscardHandler)})
 	app.Get("/doc", func(c *fiber.Ctx) error {
 		c.Set(fiber.HeaderContentType, "application/octet-stream")
-		SendStatic(c, current.Load())
+		SendStatic(c.Context(), current.Load())
 		return nil
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/problem"
@@ -13,32 +14,43 @@ import (
 )
 
 // bulletin serves the rendered document from memory: no database, no other
-// service, no encoding on the request path (CONTRACT §6). A large document
-// leaves by sendfile (httpx.SendStatic).
+// service, no encoding on the request path (CONTRACT §6). The same handler
+// answers on httpx's fast path (FastGET); this route serves what it
+// declines (before the first rendering) and requests it does not take.
 func (h *Handlers) bulletin(c *fiber.Ctx) error {
+	if !h.document(c.Context()) {
+		return problem.Unavailable("The bulletin is still loading.", "Retry in a moment.")
+	}
+	return nil
+}
+
+// document writes the current document, or returns false before the first
+// rendering. A large one leaves by sendfile (httpx.SendStatic).
+func (h *Handlers) document(ctx *fasthttp.RequestCtx) bool {
 	r := h.Board.Current()
 	if r == nil {
-		return problem.Unavailable("The bulletin is still loading.", "Retry in a moment.")
+		return false
 	}
 	d := h.docCache.of(h.Board, r)
 	// Headers by their canonical names from bytes kept with the document:
 	// the name normalisation and string copies of c.Set were a tenth of a
 	// small document's handler.
-	hdr := &c.Response().Header
+	hdr := &ctx.Response.Header
 	hdr.SetCanonical(headerETag, d.etag)
 	hdr.SetCanonical(headerCacheControl, cacheControl)
 	hdr.SetCanonical(headerVary, headerAcceptEncoding)
-	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), r.ETag) {
-		return c.SendStatus(fiber.StatusNotModified)
+	if etagMatches(string(ctx.Request.Header.Peek(fiber.HeaderIfNoneMatch)), r.ETag) {
+		ctx.SetStatusCode(fiber.StatusNotModified)
+		return true
 	}
 	hdr.SetContentTypeBytes(contentTypeJSON)
 	body := d.json
-	if acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
+	if acceptsGzip(string(ctx.Request.Header.Peek(fiber.HeaderAcceptEncoding))) {
 		hdr.SetCanonical(headerContentEncoding, encodingGzip)
 		body = d.gzip
 	}
-	httpx.SendStatic(c, body)
-	return nil
+	httpx.SendStatic(ctx, body)
+	return true
 }
 
 var (
