@@ -192,11 +192,15 @@ func requestContext(red *routeMetrics, base *slog.Logger, sample int) fiber.Hand
 // no secret, and reading the system's generator on every request cost more
 // than the rest of the id.
 func newRequestID() string {
-	var raw [8]byte
 	var b [16]byte
+	drawRequestID(&b)
+	return string(b[:])
+}
+
+func drawRequestID(b *[16]byte) {
+	var raw [8]byte
 	binary.BigEndian.PutUint64(raw[:], rand.Uint64())
 	hex.Encode(b[:], raw[:])
-	return string(b[:])
 }
 
 // recoverPanics turns a panic into INTERNAL_ERROR, logging the stack server-side only.

@@ -80,9 +80,13 @@ func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) 
 			return
 		}
 		start := time.Now()
-		id := string(ctx.Request.Header.Peek(HeaderRequestID))
-		if id == "" || len(id) > 64 {
-			id = newRequestID()
+		// The id stays bytes (the request's own, or drawn on the stack):
+		// a string is made only for a log line.
+		var drawn [16]byte
+		id := ctx.Request.Header.Peek(HeaderRequestID)
+		if len(id) == 0 || len(id) > 64 {
+			drawRequestID(&drawn)
+			id = drawn[:]
 		}
 		if !serveFast(ctx, fr.h, base, id) {
 			ctx.Response.Header.Del(HeaderRequestID)
@@ -103,7 +107,7 @@ func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) 
 		if !base.Enabled(context.Background(), slog.LevelInfo) {
 			return
 		}
-		log := logging.FromContext(logging.WithRequest(context.Background(), base, id))
+		log := logging.FromContext(logging.WithRequest(context.Background(), base, string(id)))
 		log.LogAttrs(context.Background(), slog.LevelInfo, "request",
 			slog.String("method", method), slog.String("path", route),
 			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
@@ -112,15 +116,17 @@ func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) 
 
 // serveFast runs h with the request id set, and turns a panic into
 // INTERNAL_ERROR as recoverPanics does.
-func serveFast(ctx *fasthttp.RequestCtx, h FastHandler, base *slog.Logger, id string) (handled bool) {
+func serveFast(ctx *fasthttp.RequestCtx, h FastHandler, base *slog.Logger, id []byte) (handled bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			base.Error("panic", slog.String("request_id", id), slog.String("panic", fmt.Sprint(r)), slog.String("stack", string(debug.Stack())))
+			base.Error("panic", slog.String("request_id", string(id)), slog.String("panic", fmt.Sprint(r)), slog.String("stack", string(debug.Stack())))
 			writeRaw(ctx, &problem.Error{Kind: problem.KindInternal, Message: "Internal server error.", Hint: "Retry later; if it persists, file a ticket with the X-Request-Id header value."}, "")
-			ctx.Response.Header.Set(HeaderRequestID, id)
+			ctx.Response.Header.SetCanonical(headerRequestID, id)
 			handled = true
 		}
 	}()
-	ctx.Response.Header.Set(HeaderRequestID, id)
+	ctx.Response.Header.SetCanonical(headerRequestID, id)
 	return h(ctx)
 }
+
+var headerRequestID = []byte(HeaderRequestID) // fasthttp's canonical form already

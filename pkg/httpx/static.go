@@ -11,7 +11,12 @@ import (
 // staticFileMin is the smallest body kept in a file for sendfile. Below it
 // the copy into the write buffer costs less than a second system call, and
 // fasthttp writes header and body in one write.
+// It must stay above fasthttp's 8 KiB (maxSmallFileSize): only then is
+// the header flushed alone before the body, the write SendStatic marks
+// MSG_MORE; the line below fails to compile otherwise.
 const staticFileMin = 16 << 10
+
+const _ = uint(staticFileMin - (8<<10 + 1))
 
 // StaticBody is a response body that never changes once built (a rendered
 // document served to every reader). A large one is also kept in an

@@ -6,7 +6,7 @@
 //
 // It also times writes from acceptance to their line on the live feed.
 // It seeds the world with citizens, plots, garden files and tickets through
-// the public API first, so the document has a realistic size (a few KB),
+// the public API first (-citizens), so the document has a small size (a few KB),
 // measures, then grows the world twice and measures again each time:
 // -medium-citizens more citizens with plots (about 36 KB), then
 // -large-citizens more and -announcements long announcements by the
@@ -36,13 +36,13 @@ import (
 
 func main() {
 	world := flag.String("world", "http://127.0.0.1:8080", "base URL of a running world")
-	citizens := flag.Int("citizens", 200, "citizens to seed (each claims a plot, plants, files a ticket)")
+	citizens := flag.Int("citizens", 1, "citizens to seed (each claims a plot, plants, files a ticket): the small document, about 2.5 KB")
 	rounds := flag.Int("rounds", 3, "alternating rounds per target")
 	duration := flag.String("duration", "5s", "wrk duration per round")
 	conns := flag.Int("connections", 64, "wrk connections")
 	nginxPort := flag.Int("nginx-port", 18089, "port for nginx")
 	writes := flag.Int("latency-writes", 300, "garden writes timed from acceptance to their live feed line (0: skip)")
-	medium := flag.Int("medium-citizens", 150, "citizens added (each with a plot) before the medium-document round, about 36 KB (0: no medium round)")
+	medium := flag.Int("medium-citizens", 199, "citizens added (each with a plot) before the medium-document round, about 36 KB (0: no medium round)")
 	large := flag.Int("large-citizens", 1000, "citizens added (each with a plot) before the large-document round, about 200 KB (0: no large round)")
 	announcements := flag.Int("announcements", 10, "long announcements posted before the large-document round")
 	token := flag.String("token", os.Getenv("WORLD_AMBASSADOR_TOKEN"), "the ambassador's token, for the announcements")
