@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Bulletin GET throughput against nginx serving the same bytes, in one run:
-# a small document (a few KB) and a large one (about 200 KB), each with and
-# without gzip.
+# a small document (about 2.5 KB), a middle one (36 KB) and a large one
+# (about 200 KB), each with and without gzip; a summary table of the ratios
+# ends the run. Flags go to hack/cmd/bulletinbench (-latency-writes 0 skips
+# the write → feed timing, -rounds, -duration).
 # Starts a fresh local world (second process), seeds it, runs wrk on both.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
