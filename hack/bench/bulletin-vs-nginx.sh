@@ -19,4 +19,4 @@ WORLD_ADDR=127.0.0.1:18088 WORLD_DATA_DIR="$work/data" WORLD_LOG_LEVEL=warn \
 	"$work/world" > "$work/world.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do curl -fs http://127.0.0.1:18088/healthz >/dev/null 2>&1 && break; sleep 0.1; done
-go run ./hack/cmd/bulletinbench -world http://127.0.0.1:18088 "$@"
+go run ./hack/cmd/bulletinbench -world http://127.0.0.1:18088 -world-pid "$pid" "$@"
