@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Bulletin GET throughput against nginx serving the same bytes, in one run:
-# a small document (a few KB) and a large one (about 200 KB), each with and
-# without gzip.
+# a small document (about 2.5 KB), a middle one (36 KB) and a large one
+# (about 200 KB), each with and without gzip; a summary table of the ratios
+# ends the run. Flags go to hack/cmd/bulletinbench (-latency-writes 0 skips
+# the write → feed timing, -rounds, -duration).
 # Starts a fresh local world (second process), seeds it, runs wrk on both.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,4 +19,4 @@ WORLD_ADDR=127.0.0.1:18088 WORLD_DATA_DIR="$work/data" WORLD_LOG_LEVEL=warn \
 	"$work/world" > "$work/world.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do curl -fs http://127.0.0.1:18088/healthz >/dev/null 2>&1 && break; sleep 0.1; done
-go run ./hack/cmd/bulletinbench -world http://127.0.0.1:18088 "$@"
+go run ./hack/cmd/bulletinbench -world http://127.0.0.1:18088 -world-pid "$pid" "$@"

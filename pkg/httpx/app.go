@@ -2,11 +2,12 @@ package httpx
 
 import (
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"runtime/debug"
 	"strconv"
@@ -89,9 +90,11 @@ func NewApp(o Options) *fiber.App {
 		// A bulletin document is tens of KiB: one write syscall, not several.
 		WriteBufferSize: 64 << 10,
 	})
+	red := newRouteMetrics(o.Service)
+	fastPath(app, red, o.Logger, o.AccessLogSample) // after the server's own checks (guardServer)
 	guardServer(app.Server())
 	serverErrors(app.Server(), o.BodyLimits)
-	app.Use(requestContext(o.Service, o.Logger, o.AccessLogSample, o.Deadline), recoverPanics(), requestShape(routes, o.BodyLimits))
+	app.Use(requestContext(red, o.Logger, o.AccessLogSample, o.Deadline), recoverPanics(), requestShape(routes, o.BodyLimits))
 	return app
 }
 
@@ -161,8 +164,7 @@ func routeLimit(limits map[string]int, method, path string) int {
 // request's deadline in the context, logs the request and records its
 // metrics. The deadline ends with the handler: a stream that outlives it
 // (the feed's Server-Sent Events) runs on its service's context.
-func requestContext(service string, base *slog.Logger, sample int, deadline time.Duration) fiber.Handler {
-	red := newRouteMetrics(service)
+func requestContext(red *routeMetrics, base *slog.Logger, sample int, deadline time.Duration) fiber.Handler {
 	var reads atomic.Uint64
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
@@ -192,21 +194,32 @@ func requestContext(service string, base *slog.Logger, sample int, deadline time
 		if status < 400 && (method == fiber.MethodGet || method == fiber.MethodHead) && sample > 1 && reads.Add(1)%uint64(sample) != 0 {
 			return nil
 		}
-		log := logging.FromContext(c.UserContext())
-		if !log.Enabled(c.UserContext(), slog.LevelInfo) {
+		// The level is asked of the base logger: the request's own is built
+		// (its request_id encoded) only for a line that is written.
+		if !base.Enabled(c.UserContext(), slog.LevelInfo) {
 			return nil
 		}
-		log.LogAttrs(c.UserContext(), slog.LevelInfo, "request",
+		logging.FromContext(c.UserContext()).LogAttrs(c.UserContext(), slog.LevelInfo, "request",
 			slog.String("method", method), slog.String("path", c.Path()),
 			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 		return nil
 	}
 }
 
+// newRequestID draws 64 bits from the runtime's per-thread generator
+// (seeded from the system's randomness): an id correlates log lines and is
+// no secret, and reading the system's generator on every request cost more
+// than the rest of the id.
 func newRequestID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	var b [16]byte
+	drawRequestID(&b)
+	return string(b[:])
+}
+
+func drawRequestID(b *[16]byte) {
+	var raw [8]byte
+	binary.BigEndian.PutUint64(raw[:], rand.Uint64())
+	hex.Encode(b[:], raw[:])
 }
 
 // recoverPanics turns a panic into INTERNAL_ERROR, logging the stack server-side only.

@@ -1,8 +1,10 @@
 package httpx
 
 import (
+	"io"
 	"net"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -47,6 +49,36 @@ type lingerConn struct {
 	net.Conn
 	slots  chan struct{}
 	linger atomic.Bool
+	// headerBeforeFile: the next write is a response header whose body
+	// follows with sendfile (SendStatic).
+	headerBeforeFile atomic.Bool
+}
+
+// Write sends a header announced by SendStatic with MSG_MORE, so that it
+// leaves in the same segment as the start of its body.
+func (c *lingerConn) Write(p []byte) (int, error) {
+	if c.headerBeforeFile.Swap(false) {
+		if sc, ok := c.Conn.(syscall.Conn); ok {
+			return writeMore(sc, p)
+		}
+	}
+	return c.Conn.Write(p)
+}
+
+// ReadFrom sends a SendStatic body of this connection with sendfile, and
+// hands anything else to the connection's own ReadFrom (fasthttp's write
+// buffer calls it for a body stream once it is flushed).
+func (c *lingerConn) ReadFrom(r io.Reader) (int64, error) {
+	c.headerBeforeFile.Store(false)
+	if st, ok := r.(*staticStream); ok && st.conn == c {
+		if sc, ok := c.Conn.(syscall.Conn); ok {
+			return sendStatic(sc, st)
+		}
+	}
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(c.Conn, r)
 }
 
 // lingerOnClose asks Close to drain the rest of the request first.

@@ -14,18 +14,20 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/httpx"
 	ticketsv1 "sharedworld.dev/proto/tickets/v1"
 	"sharedworld.dev/services/bulletin"
 )
 
-// serve puts the world's router on a real socket (the live stream needs one).
+// serve puts the world's router on a real socket as the host does (the
+// live stream needs one; a large document leaves by sendfile on it).
 func (w *world) serve(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = w.app.Listener(ln) }()
+	go func() { _ = w.app.Listener(httpx.LingeringListener(ln)) }()
 	t.Cleanup(func() { _ = w.app.ShutdownWithTimeout(time.Second) })
 	return "http://" + ln.Addr().String()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/services/bulletin/internal/app"
 )
 
@@ -25,12 +26,16 @@ type Handlers struct {
 	Streams context.Context
 
 	boardCache boardCache
+	docCache   docCache
 }
 
 // Routes registers the public routes.
 func (h *Handlers) Routes(r fiber.Router) {
 	r.Get("/", h.board)
 	r.Get("/api/world/bulletin", h.bulletin)
+	if app, ok := r.(*fiber.App); ok {
+		httpx.FastGET(app, "/api/world/bulletin", h.document)
+	}
 	r.Get("/api/world/events", h.events)
 	ambassador := auth.Ambassador(h.AmbassadorToken)
 	r.Post("/api/admin/announcements", ambassador, h.postAnnouncement)

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package httpx
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// Without memfd and sendfile a StaticBody is served from memory.
+func memFile([]byte) *os.File { return nil }
+
+func sendStatic(syscall.Conn, *staticStream) (int64, error) {
+	return 0, errors.New("sendfile is not used on this system")
+}
+
+func writeMore(sock syscall.Conn, p []byte) (int, error) {
+	return 0, errors.New("MSG_MORE is not used on this system")
+}

@@ -1,0 +1,185 @@
+package bulletin_test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/bulletin"
+)
+
+// largeDocument publishes events until the document is over 20 KB (above
+// the 16 KiB served from a file).
+func (w *world) largeDocument(t *testing.T) {
+	t.Helper()
+	evs := mixedEvents(800)
+	w.kit.Publish(evs...)
+	w.waitHandledWithin(t, int64(len(evs)), time.Minute) // the shared mode applies them slower
+	testkit.Eventually(t, 10*time.Second, "a large document rendered", func() bool {
+		r := w.svc.Board().Current()
+		return r != nil && len(r.JSON) > 20_000
+	})
+}
+
+// tagOf is the document's ETag as the bulletin computes it.
+func tagOf(doc []byte) string {
+	sum := sha256.Sum256(doc)
+	return `"` + hex.EncodeToString(sum[:16]) + `"`
+}
+
+func get(t *testing.T, conn net.Conn, br *bufio.Reader, method string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	req := method + " /api/world/bulletin HTTP/1.1\r\nHost: test\r\n"
+	for _, h := range headers {
+		req += h + "\r\n"
+	}
+	if _, err := io.WriteString(conn, req+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// TestLargeDocumentOverASocket: a document large enough to leave by
+// sendfile, on one keep-alive connection: the exact bytes in both
+// encodings, HEAD, 304, and the caching headers (CONTRACT §6).
+func TestLargeDocumentOverASocket(t *testing.T) {
+	w := newWorld(t, bulletin.Options{})
+	w.largeDocument(t)
+	addr := strings.TrimPrefix(w.serve(t), "http://")
+	r := w.svc.Board().Current()
+
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	br := bufio.NewReader(conn)
+	for round := 0; round < 2; round++ {
+		resp, body := get(t, conn, br, http.MethodGet)
+		if resp.StatusCode != 200 || !bytes.Equal(body, r.JSON) || resp.Header.Get("Etag") != r.ETag ||
+			resp.Header.Get("Cache-Control") != "public, max-age=5" || resp.Header.Get("Vary") != "Accept-Encoding" ||
+			resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || resp.Header.Get("Content-Encoding") != "" {
+			t.Fatalf("GET: status %d, %d of %d bytes (equal %v), headers %v", resp.StatusCode, len(body), len(r.JSON), bytes.Equal(body, r.JSON), resp.Header)
+		}
+		resp, body = get(t, conn, br, http.MethodGet, "Accept-Encoding: gzip")
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(body, r.Gzip) {
+			t.Fatalf("GET gzip: status %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, r.JSON) {
+			t.Fatal("the gzip body is not the document")
+		}
+		resp, body = get(t, conn, br, http.MethodHead)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Length") != strconv.Itoa(len(r.JSON)) || len(body) != 0 || resp.Header.Get("Etag") != r.ETag {
+			t.Fatalf("HEAD: status %d, Content-Length %q, %d body bytes", resp.StatusCode, resp.Header.Get("Content-Length"), len(body))
+		}
+		resp, body = get(t, conn, br, http.MethodGet, "If-None-Match: "+r.ETag)
+		if resp.StatusCode != 304 || len(body) != 0 || resp.Header.Get("Etag") != r.ETag || resp.Header.Get("Vary") != "Accept-Encoding" {
+			t.Fatalf("If-None-Match: status %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
+		}
+	}
+}
+
+// TestDocumentChangesUnderConcurrentReaders: readers on keep-alive
+// connections while the document keeps changing each get a whole
+// document under its own ETag, in both encodings, and see it change.
+func TestDocumentChangesUnderConcurrentReaders(t *testing.T) {
+	w := newWorld(t, bulletin.Options{})
+	w.largeDocument(t)
+	addr := w.serve(t)
+
+	var served atomic.Int64
+	var mu sync.Mutex
+	tags := map[string]bool{}
+	stop := make(chan struct{})
+	errs := make(chan error, 8)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 20 * time.Second}
+			defer client.CloseIdleConnections()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				req, _ := http.NewRequest(http.MethodGet, addr+"/api/world/bulletin", nil)
+				if n%2 == 1 {
+					req.Header.Set("Accept-Encoding", "gzip")
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err == nil && resp.Header.Get("Content-Encoding") == "gzip" {
+					var zr *gzip.Reader
+					if zr, err = gzip.NewReader(bytes.NewReader(body)); err == nil {
+						body, err = io.ReadAll(zr)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if tag := resp.Header.Get("Etag"); resp.StatusCode != 200 || tagOf(body) != tag {
+					errs <- fmt.Errorf("status %d: a %d-byte body is not the document of its ETag %s", resp.StatusCode, len(body), tag)
+					return
+				}
+				mu.Lock()
+				tags[resp.Header.Get("Etag")] = true
+				mu.Unlock()
+				served.Add(1)
+			}
+		}()
+	}
+	// Each change waits for some responses, so readers race every rendering.
+	changes := 0
+	for i := 0; i < 10; i++ {
+		target := served.Load() + 20
+		testkit.Eventually(t, 20*time.Second, "responses between changes", func() bool { return served.Load() >= target || len(errs) > 0 })
+		before := w.svc.Board().Current()
+		w.kit.Publish(gardenEvent(10_000 + i))
+		testkit.Eventually(t, 10*time.Second, "a new rendering", func() bool { return w.svc.Board().Current() != before })
+		changes++
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if len(tags) < 3 {
+		t.Fatalf("readers saw %d versions over %d changes", len(tags), changes)
+	}
+}
