@@ -8,16 +8,25 @@
 # each read endpoint with wrk (1 thread, 16 connections) and prints
 # requests/s and p99 per endpoint, the start-up times and the runner's RSS.
 #
-#   CITIZENS=1000 TICKETS=1 FILES=1 DURATION=5s hack/bench/embedded.sh
+#   CITIZENS=1000 TICKETS=1 FILES=1 GARDEN=0 DURATION=5s hack/bench/embedded.sh
+#   SIZE=full hack/bench/embedded.sh   # the issue's world: 10,000 citizens, 100,000 tickets, 10,000 garden files
 #   WORLD_DATA_DIR=/some/dir SEED=0 hack/bench/embedded.sh   # reuse a seeded world
 #   WORLD_BIN=/path/to/an/older/world hack/bench/embedded.sh   # measure another build
 #   STARTUP_ONLY=1 hack/bench/embedded.sh   # the start-up times only, no wrk
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# SIZE=full is the issue's world: 10,000 directory-visible citizens with a
+# plot each, 100,000 tickets (10 each: two days of the world's clock, the
+# daily cap is 5), 10,000 plot files, 10,000 garden files, 1,000 backups
+# and some 130,000 feed items. The default stays the quick 1,000 world.
+if [ "${SIZE:-}" = full ]; then
+	CITIZENS=${CITIZENS:-10000} TICKETS=${TICKETS:-10} GARDEN=${GARDEN:-1}
+fi
 CITIZENS=${CITIZENS:-1000}
 TICKETS=${TICKETS:-1}
 FILES=${FILES:-1}
+GARDEN=${GARDEN:-0}
 DURATION=${DURATION:-5s}
 PORT=${PORT:-18181}
 SEED=${SEED:-1}
@@ -25,6 +34,7 @@ WARMUP=${WARMUP:-10} # seconds the restarted world gets before the first endpoin
 SETTLE=${SETTLE:-300} # at most this many seconds of waiting for the last endpoint's backlog
 DATA=${WORLD_DATA_DIR:-$(mktemp -d -t world-bench-XXXXXX)}
 BASE="http://127.0.0.1:$PORT"
+TOKEN=bench-token-0123456789 # the ambassador's: seedworld moves the development clock with it
 command -v wrk >/dev/null || { echo "wrk is needed (apt-get install wrk)" >&2; exit 1; }
 
 mkdir -p bin
@@ -42,9 +52,9 @@ trap stop EXIT
 start() {
 	local t0 t1
 	t0=$(date +%s.%N)
-	WORLD_ADDR="127.0.0.1:$PORT" WORLD_DATA_DIR="$DATA" WORLD_LOG_LEVEL=warn \
+	WORLD_ADDR="127.0.0.1:$PORT" WORLD_DATA_DIR="$DATA" WORLD_LOG_LEVEL=warn WORLD_DEV_CLOCK=1 \
 		WORLD_RATE_LIMITS=writes=1000000/1m,register_agent=1000000/1h,register_source=1000000/1h,storage_writes=1000000/1m,garden_plantings=1000000/1m \
-		WORLD_AMBASSADOR_TOKEN=bench-token-0123456789 "$WORLD_BIN" >>"$DATA/runner.log" 2>&1 &
+		WORLD_AMBASSADOR_TOKEN="$TOKEN" "$WORLD_BIN" >>"$DATA/runner.log" 2>&1 &
 	pid=$!
 	until curl -fs "$BASE/readyz" >/dev/null 2>&1; do
 		kill -0 "$pid" 2>/dev/null || { echo "the runner exited; see $DATA/runner.log" >&2; exit 1; }
@@ -58,7 +68,8 @@ start() {
 
 start
 if [ "$SEED" = 1 ]; then
-	./bin/seedworld -url "$BASE" -citizens "$CITIZENS" -tickets "$TICKETS" -files "$FILES" >"$DATA/bench.env"
+	./bin/seedworld -url "$BASE" -citizens "$CITIZENS" -tickets "$TICKETS" -files "$FILES" -garden "$GARDEN" \
+		-admin-token "$TOKEN" >"$DATA/bench.env" 2> >(tee "$DATA/seed.log" >&2)
 fi
 # shellcheck disable=SC1091
 source "$DATA/bench.env"
@@ -70,7 +81,7 @@ start
 STARTUP_CRASH="${STARTUP}s (copies: $LOADS)"
 rss_start=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
 if [ "$STARTUP_ONLY" = 1 ]; then
-	echo "world: $CITIZENS citizens, $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, data in $DATA"
+	echo "world: $CITIZENS citizens, $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, $((CITIZENS * GARDEN)) garden files, data in $DATA"
 	echo "start-up after a clean stop (snapshot): ${STARTUP_CLEAN}; after kill -9 (scan): ${STARTUP_CRASH}; RSS after start: $((rss_start / 1024)) MiB"
 	exit 0
 fi
