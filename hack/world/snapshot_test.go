@@ -118,10 +118,11 @@ func TestCleanRestartServesTheSnapshotAsAScanWould(t *testing.T) {
 	before, scansBefore := mirrorLoads(t, "snapshot"), mirrorLoads(t, "scan")
 	w = start(t, cfg)
 	// every copy: citizens, tickets, plots, files, garden files, backups,
-	// the feed, proposals, elections, the seven of messaging and the
-	// bulletin's eight projections (24)
-	if got, scans := mirrorLoads(t, "snapshot")-before, mirrorLoads(t, "scan")-scansBefore; got != 24 || scans != 0 {
-		t.Fatalf("a start after a clean stop read %v copies from the snapshot and scanned %v, want 24 and none", got, scans)
+	// the feed, proposals, elections, the seven of messaging, the
+	// bulletin's eight projections and plots-storage's quota accounts and
+	// content references (26)
+	if got, scans := mirrorLoads(t, "snapshot")-before, mirrorLoads(t, "scan")-scansBefore; got != 26 || scans != 0 {
+		t.Fatalf("a start after a clean stop read %v copies from the snapshot and scanned %v, want 26 and none", got, scans)
 	}
 	c = client{t, w.URL}
 	// writes after a restart from the snapshot reach the copies
