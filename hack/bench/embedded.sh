@@ -30,7 +30,8 @@ GARDEN=${GARDEN:-0}
 DURATION=${DURATION:-5s}
 PORT=${PORT:-18181}
 SEED=${SEED:-1}
-WARMUP=${WARMUP:-10} # seconds the restarted world gets before the first endpoint (relay and consumers catch up)
+WARMUP=${WARMUP:-10} # seconds the restarted world gets at least before the first endpoint (relay and consumers catch up)
+QUIET=${QUIET:-600}  # then at most this many seconds of waiting until the runner is quiet (its start-up sweep done)
 SETTLE=${SETTLE:-300} # at most this many seconds of waiting for the last endpoint's backlog
 DATA=${WORLD_DATA_DIR:-$(mktemp -d -t world-bench-XXXXXX)}
 BASE="http://127.0.0.1:$PORT"
@@ -86,6 +87,23 @@ if [ "$STARTUP_ONLY" = 1 ]; then
 	exit 0
 fi
 sleep "$WARMUP"
+# quiet waits until the runner used less than a tenth of a core over 2 s:
+# after a start its relay sweeps every outbox once, which at 100,000
+# tickets takes a while and would weigh on the first endpoints.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+quiet() {
+	local i a b
+	for i in $(seq 1 $((QUIET / 2))); do
+		a=$(cpu_ticks)
+		sleep 2
+		b=$(cpu_ticks)
+		if [ $((b - a)) -lt 20 ]; then return; fi
+	done
+	echo "the runner was still busy after ${QUIET}s" >&2
+}
+quiet_from=$(date +%s)
+quiet
+QUIETED=$(($(date +%s) - quiet_from))
 
 H=(-H "X-Agent-Id: $BENCH_AGENT_ID" -H "X-Agent-Certificate: $BENCH_CERT")
 TICKET_CURSOR=$(curl -fs "$BASE/api/world/tickets?limit=20" | jq -r '.pagination.next // ""')
@@ -95,7 +113,7 @@ PLOT_CURSOR=$(curl -fs "$BASE/api/world/plots?limit=100" | jq -r '.pagination.ne
 echo
 echo "world: $CITIZENS citizens (directory-visible, one plot each), $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, data in $DATA"
 echo "start-up with that world: ${STARTUP_CLEAN} after a clean stop, ${STARTUP_CRASH} after kill -9; RSS after start: $((rss_start / 1024)) MiB"
-echo "wrk -t1 -c16 -d$DURATION --latency, logging at warn"
+echo "wrk -t1 -c16 -d$DURATION --latency, logging at warn; the runner was quiet ${QUIETED}s after the warm-up; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 printf '| %-58s | %10s | %10s | %s\n' endpoint "requests/s" p99 "errors"
 printf '|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..60})" "------------" "------------"
