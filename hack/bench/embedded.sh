@@ -155,8 +155,17 @@ bench 'GET /api/world/directory?search=gardener' '/api/world/directory?search=ga
 bench 'GET /api/world/directory?interest=music' '/api/world/directory?interest=music'
 bench 'GET /api/world/storage/list?plot_id=...' "/api/world/storage/list?plot_id=$BENCH_PLOT_ID" "${H[@]}"
 bench 'GET /api/world/continuity/list' /api/world/continuity/list "${H[@]}"
+bench 'GET /api/world/storage/list?plot_id=plot_0_0&prefix=/garden/Seed00000/' '/api/world/storage/list?plot_id=plot_0_0&prefix=/garden/Seed00000/' "${H[@]}"
 bench 'GET /api/world/governance/proposals' /api/world/governance/proposals
+bench 'GET /api/world/governance/results' /api/world/governance/results
+bench 'GET /api/world/governance/stewards' /api/world/governance/stewards
 bench 'GET /api/world/elections' /api/world/elections
+bench 'GET /api/world/messages' /api/world/messages "${H[@]}"
+bench 'GET /api/world/notifications' /api/world/notifications "${H[@]}"
+bench 'GET /api/world/commons/general' /api/world/commons/general
+# the whole garden in one answer (storage/list is a bounded list, no pages):
+# last, since at 10,000 plantings each answer is large
+bench 'GET /api/world/storage/list?plot_id=plot_0_0 (whole garden)' '/api/world/storage/list?plot_id=plot_0_0' "${H[@]}"
 rss_end=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
 echo
 echo "RSS after the benchmark: $((rss_end / 1024)) MiB"
