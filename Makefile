@@ -47,7 +47,8 @@ bench:
 
 ## bench-embedded: the embedded default at scale: seeds a fresh local world
 ## over the HTTP API (hack/cmd/seedworld) and prints requests/s and p99 per
-## read endpoint, start-up time and RSS (CITIZENS=, TICKETS=, FILES=, DURATION=)
+## read endpoint, start-up time and RSS (CITIZENS=, TICKETS=, FILES=, GARDEN=,
+## DURATION=; SIZE=full for the issue's 10,000-citizen world)
 bench-embedded:
 	hack/bench/embedded.sh
 

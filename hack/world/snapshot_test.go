@@ -90,7 +90,7 @@ func lists(t *testing.T, c client, agents []map[string]string) map[string]string
 	for _, p := range []string{"/api/world/directory", "/api/world/directory?search=brook", "/api/world/directory?interest=gardens",
 		"/api/world/tickets", "/api/world/tickets?status=open", "/api/world/tickets?status=acknowledged&limit=1",
 		"/api/world/plots", "/api/world/plots/available?near_x=11&near_y=3&limit=5", "/api/world/events?limit=50",
-		"/api/world/events?type=ticket", "/api/world/governance/proposals", "/api/world/elections", "/api/world/commons/general"} {
+		"/api/world/events?type=ticket", "/api/world/bulletin", "/api/world/governance/proposals", "/api/world/elections", "/api/world/commons/general"} {
 		get(p, nil)
 	}
 	for i, h := range agents {
@@ -118,9 +118,11 @@ func TestCleanRestartServesTheSnapshotAsAScanWould(t *testing.T) {
 	before, scansBefore := mirrorLoads(t, "snapshot"), mirrorLoads(t, "scan")
 	w = start(t, cfg)
 	// every copy: citizens, tickets, plots, files, garden files, backups,
-	// the feed, proposals, elections and the seven of messaging (16)
-	if got, scans := mirrorLoads(t, "snapshot")-before, mirrorLoads(t, "scan")-scansBefore; got != 16 || scans != 0 {
-		t.Fatalf("a start after a clean stop read %v copies from the snapshot and scanned %v, want 16 and none", got, scans)
+	// the feed, proposals, elections, the seven of messaging, the
+	// bulletin's eight projections and plots-storage's quota accounts and
+	// content references (26)
+	if got, scans := mirrorLoads(t, "snapshot")-before, mirrorLoads(t, "scan")-scansBefore; got != 26 || scans != 0 {
+		t.Fatalf("a start after a clean stop read %v copies from the snapshot and scanned %v, want 26 and none", got, scans)
 	}
 	c = client{t, w.URL}
 	// writes after a restart from the snapshot reach the copies

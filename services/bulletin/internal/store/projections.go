@@ -124,28 +124,24 @@ func (s *Projections) Load(ctx context.Context, restore func(domain.Record)) err
 }
 
 func (s *Projections) loadKind(ctx context.Context, kind domain.RecordKind, restore func(domain.Record)) error {
+	// On an exclusive database the records come from the kind's copy
+	// (the snapshot of a clean stop, or one scan), which Save keeps.
+	if m := s.mirror(kind); m != nil {
+		return m.load(ctx, s.coll(kind), restore)
+	}
 	cur, err := s.coll(kind).Find(ctx, bson.M{}, options.Find().SetBatchSize(2000))
 	if err != nil {
 		return fmt.Errorf("load %s records: %w", kind, err)
 	}
 	defer cur.Close(ctx)
-	var revs []revRow
 	for cur.Next(ctx) {
 		r, err := decode(kind, cur)
 		if err != nil {
 			return fmt.Errorf("decode %s record: %w", kind, err)
 		}
 		restore(r)
-		revs = append(revs, revRow{ID: r.Key(), Rev: r.Revision()})
 	}
-	if err := cur.Err(); err != nil {
-		return err
-	}
-	// The scan is also the in-memory revisions' (exclusive database only).
-	if m := s.revs(kind); m != nil {
-		m.Reset(revs)
-	}
-	return nil
+	return cur.Err()
 }
 
 type recordDoc interface{ record() domain.Record }
@@ -195,8 +191,8 @@ func (s *Projections) Drop(ctx context.Context) error {
 		}
 	}
 	for kind := range projectionCollections {
-		if m := s.revs(kind); m != nil {
-			m.Reset(nil)
+		if m := s.mirror(kind); m != nil {
+			m.clear()
 		}
 	}
 	return nil

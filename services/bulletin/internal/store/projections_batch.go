@@ -15,27 +15,6 @@ import (
 	"sharedworld.dev/services/bulletin/internal/domain"
 )
 
-// revRow is a stored record's revision, kept in memory on an exclusive
-// database so that a save needs no read first.
-type revRow struct {
-	ID  string `bson:"_id"`
-	Rev uint64 `bson:"rev"`
-}
-
-// revs is the in-memory revision of every stored record of kind k, nil on
-// a shared database.
-func (s *Projections) revs(k domain.RecordKind) *mongox.Mirror[revRow] {
-	return mongox.MirrorOf(s.db, projectionCollections[k], func(r *revRow) string { return r.ID })
-}
-
-func (s *Projections) loadRevs(ctx context.Context, k domain.RecordKind) (*mongox.Mirror[revRow], error) {
-	m := s.revs(k)
-	err := m.Load(ctx, func(ctx context.Context) ([]revRow, error) {
-		return mongox.FindAll[revRow](ctx, s.coll(k), bson.M{}, options.Find().SetProjection(bson.M{"rev": 1}))
-	})
-	return m, err
-}
-
 // SaveAll saves records as Save saves each, in one write per collection:
 // saved[i] tells whether records[i] was written. Records must have
 // distinct keys per kind (the newest state of each).
@@ -68,11 +47,11 @@ func (s *Projections) SaveAll(ctx context.Context, records []domain.Record) (sav
 // an upsert costs a query and a transaction per document), the others
 // replaced with an exact _id filter, the one FerretDB serves from an index.
 func (s *Projections) saveExclusive(ctx context.Context, kind domain.RecordKind, records []domain.Record, idx []int, saved []bool) error {
-	revs, err := s.loadRevs(ctx, kind)
-	if err != nil {
+	coll := s.coll(kind)
+	revs := s.mirror(kind)
+	if err := revs.load(ctx, coll, func(domain.Record) {}); err != nil {
 		return err
 	}
-	coll := s.coll(kind)
 	// Locks in key order, so that two batches never wait on each other.
 	idx = slices.SortedFunc(slices.Values(idx), func(a, b int) int { return cmp.Compare(records[a].Key(), records[b].Key()) })
 	var fresh []any
@@ -82,11 +61,11 @@ func (s *Projections) saveExclusive(ctx context.Context, kind domain.RecordKind,
 	for _, i := range idx {
 		r := records[i]
 		defer s.db.Lock(coll, r.Key())()
-		stored, ok := revs.Get(r.Key())
+		stored, ok := revs.rev(r.Key())
 		switch {
 		case !ok:
 			fresh, freshIDs = append(fresh, toDoc(r)), append(freshIDs, r.Key())
-		case stored.Rev > r.Revision():
+		case stored > r.Revision():
 			continue // a newer state is stored: it stays
 		default:
 			replace = append(replace, mongo.NewReplaceOneModel().SetFilter(bson.M{"_id": r.Key()}).SetReplacement(toDoc(r)).SetUpsert(true))
@@ -108,7 +87,7 @@ func (s *Projections) saveExclusive(ctx context.Context, kind domain.RecordKind,
 		}
 	}
 	for _, i := range written {
-		revs.Put(revRow{ID: records[i].Key(), Rev: records[i].Revision()})
+		revs.put(records[i])
 		saved[i] = true
 	}
 	return nil

@@ -204,6 +204,13 @@ func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.
 
 // Pending lists citizens left pending by a crash, older than cutoff.
 func (s *Citizens) Pending(ctx context.Context, cutoff time.Time) ([]domain.Citizen, error) {
+	if s.mirror != nil {
+		// the repair at start: from memory, not a scan of every citizen
+		if err := s.loadMirror(ctx); err != nil {
+			return nil, err
+		}
+		return s.mirror.pending(clock.Stored(cutoff)), nil
+	}
 	docs, err := mongox.FindAll[citizenDoc](ctx, s.Collection(), bson.M{"status": domain.StatusPending, "registered_at": bson.M{"$lt": cutoff}},
 		options.Find().SetProjection(bson.M{mongox.OutboxField: 0}))
 	return citizensOf(docs), err

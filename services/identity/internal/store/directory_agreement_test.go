@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +65,17 @@ func TestDirectoryAgreesWithTheQueryPath(t *testing.T) {
 			got, gok, err := s.Get(ctx, id)
 			if err != nil || gok != wok || !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: Get %s:\n got %+v %v %v\nwant %+v %v", name, id, got, gok, err, want, wok)
+			}
+		}
+		// the registrations the repair at start completes
+		for _, cutoff := range []time.Time{now.Add(-time.Second), now, now.Add(time.Millisecond), now.Add(time.Minute)} {
+			want, werr := query.Pending(ctx, cutoff)
+			got, gerr := s.Pending(ctx, cutoff)
+			byID := func(a, b domain.Citizen) int { return strings.Compare(a.AgentID, b.AgentID) }
+			slices.SortFunc(want, byID)
+			slices.SortFunc(got, byID)
+			if gerr != nil || werr != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: Pending before %v:\n got %+v %v\nwant %+v %v", name, cutoff, got, gerr, want, werr)
 			}
 		}
 		for _, search := range []string{"", "garden", "GARD", "ärg", "Ä", "k", "K", "ß", "strasse", "s", "zzz", "."} {

@@ -3,7 +3,9 @@ package store
 import (
 	"cmp"
 	"context"
+	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -143,4 +145,22 @@ func fold(s string) string {
 		b.WriteRune(m)
 	}
 	return b.String()
+}
+
+// pending are the citizens whose registration is pending since before
+// cutoff (a stored time), by agent id.
+func (m *citizenMirror) pending(cutoff time.Time) []domain.Citizen {
+	var rows []*citizenRow
+	m.Scan(func(r *citizenRow) bool {
+		if r.Doc.Status == domain.StatusPending && r.Doc.RegisteredAt.Before(cutoff) {
+			rows = append(rows, r)
+		}
+		return true
+	})
+	slices.SortFunc(rows, func(a, b *citizenRow) int { return strings.Compare(a.Doc.AgentID, b.Doc.AgentID) })
+	out := make([]domain.Citizen, len(rows))
+	for i, r := range rows {
+		out[i] = r.Doc.citizen()
+	}
+	return out
 }

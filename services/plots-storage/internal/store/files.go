@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -69,6 +71,7 @@ type Files struct {
 	// mirrors of files and garden_files answer List on an exclusive
 	// database (nil on a shared one, where the indexes serve it).
 	filesMirror, gardenMirror *fileMirror
+	blobRefs                  *blobRefs
 	// writers holds this process's writers of one path in turn (Writing).
 	writers *mongox.Locks
 }
@@ -78,7 +81,8 @@ type Files struct {
 func NewFiles(db *mongox.DB, notify mongox.Notifier) *Files {
 	s := &Files{files: mongox.NewDocs[fileDoc, eventOf](db, "files", notify),
 		garden: mongox.NewDocs[fileDoc, eventOf](db, "garden_files", notify), blobs: db.Collection("blobs"),
-		filesMirror: fileMirrorOf(db, "files"), gardenMirror: fileMirrorOf(db, "garden_files"), writers: mongox.NewLocks()}
+		filesMirror: fileMirrorOf(db, "files"), gardenMirror: fileMirrorOf(db, "garden_files"), blobRefs: blobRefsOf(db),
+		writers: mongox.NewLocks()}
 	if s.filesMirror != nil {
 		s.filesMirror.keep(s.files)
 		s.gardenMirror.keep(s.garden)
@@ -122,7 +126,10 @@ func (s *Files) EnsureIndexes(ctx context.Context) error {
 	if err := s.filesMirror.load(ctx, s.files); err != nil {
 		return err
 	}
-	return s.gardenMirror.load(ctx, s.garden)
+	if err := s.gardenMirror.load(ctx, s.garden); err != nil {
+		return err
+	}
+	return s.blobRefs.load(ctx, s.blobs)
 }
 
 // Writing waits until no other writer of this process writes the path and
@@ -215,6 +222,9 @@ func (s *Files) PutBlob(ctx context.Context, tenancy string, data []byte, now ti
 	if _, err := s.blobs.InsertOne(ctx, blob{ID: id, Tenancy: tenancy, Data: data, Created: now}); err != nil {
 		return "", fmt.Errorf("store file content: %w", err)
 	}
+	if s.blobRefs != nil {
+		s.blobRefs.Put(blobRef{ID: id, Tenancy: tenancy, Created: clock.Stored(now)})
+	}
 	return id, nil
 }
 
@@ -236,7 +246,12 @@ func (s *Files) DeleteBlob(ctx context.Context, id string) error {
 	if id == "" {
 		return nil
 	}
+	var taken []blobRef
+	if s.blobRefs != nil {
+		taken = s.blobRefs.take(id)
+	}
 	if _, err := s.blobs.DeleteOne(ctx, bson.M{"_id": id}); err != nil {
+		s.blobRefs.restore(taken)
 		return fmt.Errorf("delete file content: %w", err)
 	}
 	return nil
@@ -250,7 +265,12 @@ func (s *Files) DeleteTenancy(ctx context.Context, plotID, tenancy string) error
 	if m := s.mirror(plotID); m != nil {
 		m.DeleteWhere(func(d *fileDoc) bool { return d.PlotID == plotID && d.Tenancy == tenancy })
 	}
+	var taken []blobRef
+	if s.blobRefs != nil {
+		taken = s.blobRefs.takeWhere(func(r *blobRef) bool { return r.Tenancy == tenancy })
+	}
 	if _, err := s.blobs.DeleteMany(ctx, bson.M{"tenancy": tenancy}); err != nil {
+		s.blobRefs.restore(taken)
 		return fmt.Errorf("delete contents of %s: %w", plotID, err)
 	}
 	return nil
@@ -266,21 +286,26 @@ func (s *Files) DeleteOrphans(ctx context.Context, live map[string]bool, cutoff 
 		c       *mongo.Collection
 		timeKey string
 	}{{s.files.Collection(), "written_at"}, {s.blobs, "created_at"}} {
-		tenancies, err := target.c.Distinct(ctx, "tenancy", bson.M{})
+		tenancies, err := s.tenancies(ctx, target.c)
 		if err != nil {
 			return removed, fmt.Errorf("find tenancies in %s: %w", target.c.Name(), err)
 		}
 		dead := bson.A{}
 		for _, t := range tenancies {
-			if ts, ok := t.(string); ok && !live[ts] {
-				dead = append(dead, ts)
+			if !live[t] {
+				dead = append(dead, t)
 			}
 		}
 		if len(dead) == 0 {
 			continue
 		}
+		var taken []blobRef
+		if target.c == s.blobs && s.blobRefs != nil {
+			taken = s.blobRefs.takeWhere(func(r *blobRef) bool { return !live[r.Tenancy] && r.Created.Before(clock.Stored(cutoff)) })
+		}
 		res, err := target.c.DeleteMany(ctx, bson.M{"tenancy": bson.M{"$in": dead}, target.timeKey: bson.M{"$lt": cutoff}})
 		if err != nil {
+			s.blobRefs.restore(taken)
 			return removed, fmt.Errorf("delete orphans in %s: %w", target.c.Name(), err)
 		}
 		removed += res.DeletedCount
@@ -291,4 +316,36 @@ func (s *Files) DeleteOrphans(ctx context.Context, live map[string]bool, cutoff 
 		}
 	}
 	return removed, nil
+}
+
+// tenancies are the tenancies c holds documents of (the files or the
+// blobs): on an exclusive database from memory (the blobs' copy may name
+// a few more), else the collection's distinct values.
+func (s *Files) tenancies(ctx context.Context, c *mongo.Collection) ([]string, error) {
+	var set map[string]bool
+	switch {
+	case c == s.files.Collection() && s.filesMirror != nil:
+		if err := s.filesMirror.load(ctx, s.files); err != nil {
+			return nil, err
+		}
+		set = s.filesMirror.tenancies()
+	case c == s.blobs && s.blobRefs != nil:
+		if err := s.blobRefs.load(ctx, s.blobs); err != nil {
+			return nil, err
+		}
+		set = s.blobRefs.tenancies()
+	default:
+		values, err := c.Distinct(ctx, "tenancy", bson.M{})
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, v := range values {
+			if t, ok := v.(string); ok {
+				out = append(out, t)
+			}
+		}
+		return out, nil
+	}
+	return slices.Sorted(maps.Keys(set)), nil
 }

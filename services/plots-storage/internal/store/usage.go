@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
@@ -70,11 +72,26 @@ func usageDocOf(tenancy string, a domain.Account) usageDoc {
 // Usage keeps each tenancy's usage counters.
 type Usage struct {
 	docs *docs[usageDoc]
+	// mirror is every account in memory on an exclusive database (nil on
+	// a shared one), so that the sweep of holds at start reads no
+	// collection when the snapshot of a clean stop holds it.
+	mirror *mongox.Mirror[usageDoc]
 }
 
 // NewUsage uses db's "plot_usage" collection.
 func NewUsage(db *mongox.DB) *Usage {
-	return &Usage{docs: mongox.NewDocs[usageDoc, eventOf](db, "plot_usage", nil)}
+	s := &Usage{docs: mongox.NewDocs[usageDoc, eventOf](db, "plot_usage", nil),
+		mirror: mongox.MirrorOf(db, "plot_usage", func(d *usageDoc) string { return d.Tenancy })}
+	if s.mirror != nil {
+		s.docs.Written = func(id string, d *usageDoc) {
+			if d == nil {
+				s.mirror.Delete(id)
+				return
+			}
+			s.mirror.Put(*d)
+		}
+	}
+	return s
 }
 
 // Change runs fn on the tenancy's usage (zero when never counted) and
@@ -121,16 +138,33 @@ func (s *Usage) Read(ctx context.Context, tenancy string) (domain.Account, error
 // tenancy's usage (one small document each), so it serves the sweep at
 // start, not a request.
 func (s *Usage) Holding(ctx context.Context) ([]string, error) {
+	var out []string
+	if s.mirror != nil {
+		err := s.mirror.Load(ctx, func(ctx context.Context) ([]usageDoc, error) {
+			return mongox.FindAll[usageDoc](ctx, s.docs.Collection(), bson.M{}, options.Find().SetProjection(noOutbox))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("find usage with holds: %w", err)
+		}
+		s.mirror.Scan(func(d *usageDoc) bool {
+			if len(d.Holds) > 0 {
+				out = append(out, d.Tenancy)
+			}
+			return true
+		})
+		slices.Sort(out)
+		return out, nil
+	}
 	docs, err := mongox.FindAll[usageDoc](ctx, s.docs.Collection(), bson.M{})
 	if err != nil {
 		return nil, fmt.Errorf("find usage with holds: %w", err)
 	}
-	var out []string
 	for _, d := range docs {
 		if len(d.Holds) > 0 {
 			out = append(out, d.Tenancy)
 		}
 	}
+	slices.Sort(out)
 	return out, nil
 }
 

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+var interests = []string{"gardening", "music", "maps", "poetry", "weather", "trade", "history", "games"}
+
+// citizen is what seedworld keeps of a seeded citizen: its credentials
+// for the later ticket rounds, and the ids the benchmark reads.
+type citizen struct {
+	name, id, plotID, lastTicket string
+	cert                         any
+	headers                      map[string]string
+	tickets                      int
+}
+
+// citizen makes citizen i and everything it owns but its tickets.
+func (s *seeder) citizen(ctx context.Context, i int) (*citizen, error) {
+	name := fmt.Sprintf("Seed%s%05d", s.tag, i)
+	body, err := s.call(ctx, http.MethodPost, "/dev/idp/register", nil, map[string]any{"agent_name": name}, http.StatusCreated)
+	if err != nil {
+		return nil, err
+	}
+	cert, _ := json.Marshal(body["certificate"])
+	c := &citizen{name: name, cert: body["certificate"]}
+	c.id, _ = body["agent_id"].(string)
+	c.headers = map[string]string{"X-Agent-Id": c.id, "X-Agent-Certificate": string(cert)}
+	if _, err := s.call(ctx, http.MethodPost, "/api/world/register", c.headers, map[string]any{"name": name}, http.StatusCreated); err != nil {
+		return nil, err
+	}
+	role := "tinkerer"
+	if i%10 == 0 {
+		role = "gardener" // one in ten answers ?search=gardener
+	}
+	profile := map[string]any{"directory_visible": true, "bio": "seeded", "directory_bio": fmt.Sprintf("A %s of the seeded world, number %d.", role, i),
+		"interests": []string{interests[i%len(interests)], interests[(i/len(interests))%len(interests)]}}
+	if _, err := s.call(ctx, http.MethodPut, "/api/world/profile", c.headers, profile, http.StatusOK); err != nil {
+		return nil, err
+	}
+	// Cells fill row by row from y = 1, clear of the commons at (0, 0).
+	plot, err := s.call(ctx, http.MethodPost, "/api/world/plots/claim", c.headers, map[string]any{"x": i % 1000, "y": 1 + i/1000}, http.StatusCreated)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := plot["plot"].(map[string]any)
+	c.plotID, _ = p["plot_id"].(string)
+	for f := range s.files {
+		if err := s.write(ctx, c, c.plotID, fmt.Sprintf("/notes/n%d.md", f), fmt.Sprintf("notes %d of %s", f, name)); err != nil {
+			return nil, err
+		}
+	}
+	for g := range s.garden {
+		if err := s.write(ctx, c, "plot_0_0", fmt.Sprintf("/garden/%s/g%d.md", name, g), fmt.Sprintf("planting %d of %s", g, name)); err != nil {
+			return nil, err
+		}
+	}
+	if s.backupEvery > 0 && i%s.backupEvery == 0 {
+		if _, err := s.call(ctx, http.MethodPost, "/api/world/continuity/backup", c.headers, map[string]any{"content": base64.StdEncoding.EncodeToString([]byte("memory of " + name)),
+			"encryption_key": "seeded key of " + name, "backup_type": "memory"}, http.StatusCreated); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (s *seeder) write(ctx context.Context, c *citizen, plotID, path, text string) error {
+	_, err := s.call(ctx, http.MethodPost, "/api/world/storage/write", c.headers,
+		map[string]any{"plot_id": plotID, "path": path, "content": base64.StdEncoding.EncodeToString([]byte(text))}, http.StatusCreated)
+	return err
+}
+
+// fileTickets files the citizen's next count tickets.
+func (s *seeder) fileTickets(ctx context.Context, c *citizen, count int) error {
+	for range count {
+		t := c.tickets
+		tb, err := s.call(ctx, http.MethodPost, "/api/world/tickets", c.headers, map[string]any{"category": []string{"bug", "docs", "feature"}[t%3],
+			"title": fmt.Sprintf("%s ticket %d", c.name, t), "description": "Seeded to measure the lists."}, http.StatusCreated)
+		if err != nil {
+			return err
+		}
+		tk, _ := tb["ticket"].(map[string]any)
+		c.lastTicket, _ = tk["ticket_id"].(string)
+		c.tickets++
+		s.ticketCount.Add(1)
+	}
+	return nil
+}
+
+// call sends one request and wants status; it retries a refused connection
+// or a 503 a few times (the world may be busy), nothing else.
+func (s *seeder) call(ctx context.Context, method, path string, headers map[string]string, body any, want int) (map[string]any, error) {
+	raw, _ := json.Marshal(body)
+	var last error
+	for attempt := 0; attempt < 5; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, method, s.base+path, bytes.NewReader(raw))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := s.http.Do(req)
+		if err != nil {
+			last = err
+			time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			last = fmt.Errorf("%s %s: 503 %s", method, path, b)
+			time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+			continue
+		}
+		if resp.StatusCode != want {
+			return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+		var out map[string]any
+		_ = json.Unmarshal(b, &out)
+		return out, nil
+	}
+	return nil, last
+}
