@@ -72,7 +72,8 @@ func StartMongo(ctx context.Context, dir string, log *slog.Logger) (*Mongo, erro
 }
 
 // IndexNow adds the _id lookup index to every collection created so far
-// (the background loop does it within 250 ms; tests and loaders call this).
+// and checkpoints every write-ahead log (the background loop does both
+// every 250 ms; tests and loaders call this).
 func (m *Mongo) IndexNow(ctx context.Context) error { return indexIDs(ctx, m.dir) }
 
 // Stop shuts FerretDB down and waits for its files to be closed.

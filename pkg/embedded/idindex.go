@@ -63,10 +63,26 @@ func indexFile(ctx context.Context, path string) error {
 			return err
 		}
 	}
-	return nil
+	return checkpoint(ctx, db)
 }
 
-// indexLoop keeps new collections indexed until ctx ends.
+// checkpoint copies the write-ahead log into the database without waiting
+// for anyone. FerretDB's update keeps its read of the document open while
+// it commits the new one, so the checkpoint SQLite runs after that commit
+// stops one write short of the log's end; a database written by updates
+// alone (identity's presence) then never finishes one, and the log cannot
+// start over and grows for as long as the updates come. This pass runs
+// between writes, where no read holds it back; the next write starts the
+// log over. PASSIVE takes no write lock and never waits, so FerretDB's own
+// writes are not held up (RESTART and TRUNCATE wait for readers while
+// holding the write lock, and writers then fail with SQLITE_BUSY).
+func checkpoint(ctx context.Context, db *sql.DB) error {
+	_, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+	return err
+}
+
+// indexLoop keeps new collections indexed and the write-ahead logs
+// checkpointed until ctx ends.
 func indexLoop(ctx context.Context, dir string, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()

@@ -5,6 +5,7 @@ package identity
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -24,6 +25,11 @@ type Options struct {
 	// DevProvider, when set, serves the development identity provider's routes.
 	DevProvider *devidp.Provider
 }
+
+// PresenceWriteEvery is how often one agent's presence (last_seen_at, the
+// last signed request) is written at most on an exclusive database: what a
+// crash may forget of it, well inside online's 15 minutes.
+const PresenceWriteEvery = time.Minute
 
 // Service is the identity service.
 type Service struct {
@@ -49,6 +55,12 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		return nil, fmt.Errorf("identity storage: %w", err)
 	}
 	s.app = app.New(citizenStore, deps.Clock, deps.Logger)
+	if deps.DB.Exclusive() {
+		// Every read of presence is answered here, from memory merged with
+		// the store; replicas on a shared database read each other's
+		// sightings from it, so they keep writing them every second.
+		s.app.Presence.WriteEvery = PresenceWriteEvery
+	}
 	if err := s.app.RepairPending(ctx); err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ type App struct {
 func New(repo domain.Repository, clk clock.Clock, log *slog.Logger) *App {
 	return &App{
 		repo: repo, clock: clk, log: log,
-		Presence: &Presence{store: repo, clock: clk, log: log, pending: map[string]sighting{}, latest: map[string]sighting{}},
+		Presence: newPresence(repo, clk, log),
 	}
 }
 
