@@ -105,7 +105,8 @@ func (c *lingerConn) writeHeaderAndBody(st *staticStream) (int64, error) {
 	return n, err
 }
 
-// ReadFrom sends a SendStatic body of this connection with sendfile, and
+// ReadFrom sends a SendStatic body of this connection with its held header
+// (writev) or with sendfile, and
 // hands anything else to the connection's own ReadFrom (fasthttp's write
 // buffer calls it for a body stream once it is flushed).
 func (c *lingerConn) ReadFrom(r io.Reader) (int64, error) {

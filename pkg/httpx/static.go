@@ -12,8 +12,9 @@ import (
 // the copy into the write buffer costs less than a second system call, and
 // fasthttp writes header and body in one write.
 // It must stay above fasthttp's 8 KiB (maxSmallFileSize): only then is
-// the header flushed alone before the body, the write SendStatic marks
-// MSG_MORE; the line below fails to compile otherwise.
+// the header flushed alone before the body, the write SendStatic holds for
+// a writev with the body or marks MSG_MORE; the line below fails to
+// compile otherwise.
 const staticFileMin = 16 << 10
 
 const _ = uint(staticFileMin - (8<<10 + 1))
@@ -84,8 +85,10 @@ func (s *StaticBody) release() {
 }
 
 // SendStatic sets the response body to s. A GET on a connection of a
-// LingeringListener sends a body with a file by sendfile, header and body
-// in one TCP segment when they fit; anything else (HEAD, a small body, a
+// LingeringListener sends a body with a file in one system call with its
+// header (writev from memory) up to staticVectorMax, and by sendfile after
+// the header above it, header and body in one TCP segment when they fit;
+// anything else (HEAD, a small body, a
 // connection of another kind) gets the bytes. In a Fiber handler, pass
 // c.Context().
 func SendStatic(ctx *fasthttp.RequestCtx, s *StaticBody) {
