@@ -52,25 +52,11 @@ type lingerConn struct {
 	// headerBeforeFile: the next write is a response header whose body
 	// follows with sendfile (SendStatic).
 	headerBeforeFile atomic.Bool
-	// headerBeforeBody: the next write is a response header whose body
-	// follows from memory (SendStatic): it is held in header and leaves
-	// with the body in one writev.
-	headerBeforeBody atomic.Bool
-	header           []byte
-	iov              [2]iovec // reused: a local one would escape to the heap
 }
 
 // Write sends a header announced by SendStatic with MSG_MORE, so that it
-// leaves in the same segment as the start of its body, or holds it for
-// the body's writev.
+// leaves in the same segment as the start of its body.
 func (c *lingerConn) Write(p []byte) (int, error) {
-	if c.headerBeforeBody.Swap(false) {
-		c.header = append(c.header[:0], p...)
-		return len(p), nil
-	}
-	if err := c.flushHeader(); err != nil {
-		return 0, err
-	}
 	if c.headerBeforeFile.Swap(false) {
 		if sc, ok := c.Conn.(syscall.Conn); ok {
 			return writeMore(sc, p)
@@ -79,45 +65,11 @@ func (c *lingerConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// flushHeader writes a held header that no body followed.
-func (c *lingerConn) flushHeader() error {
-	if len(c.header) == 0 {
-		return nil
-	}
-	_, err := c.Conn.Write(c.header)
-	c.header = c.header[:0]
-	return err
-}
-
-// writeHeaderAndBody sends the held header and the rest of st with one
-// writev (more only when the socket takes less).
-func (c *lingerConn) writeHeaderAndBody(st *staticStream) (int64, error) {
-	sc, ok := c.Conn.(syscall.Conn)
-	if !ok {
-		if err := c.flushHeader(); err != nil {
-			return 0, err
-		}
-		return io.Copy(c.Conn, st)
-	}
-	n, err := writeVector(sc, &c.iov, c.header, st.body.data[st.off:])
-	c.header = c.header[:0]
-	st.off += int(n)
-	return n, err
-}
-
-// ReadFrom sends a SendStatic body of this connection with its held header
-// (writev) or with sendfile, and
+// ReadFrom sends a SendStatic body of this connection with sendfile, and
 // hands anything else to the connection's own ReadFrom (fasthttp's write
 // buffer calls it for a body stream once it is flushed).
 func (c *lingerConn) ReadFrom(r io.Reader) (int64, error) {
 	c.headerBeforeFile.Store(false)
-	c.headerBeforeBody.Store(false)
-	if st, ok := r.(*staticStream); ok && st.conn == c && len(c.header) != 0 {
-		return c.writeHeaderAndBody(st)
-	}
-	if err := c.flushHeader(); err != nil {
-		return 0, err
-	}
 	if st, ok := r.(*staticStream); ok && st.conn == c {
 		if sc, ok := c.Conn.(syscall.Conn); ok {
 			return sendStatic(sc, st)

@@ -12,25 +12,21 @@ import (
 // the copy into the write buffer costs less than a second system call, and
 // fasthttp writes header and body in one write.
 // It must stay above fasthttp's 8 KiB (maxSmallFileSize): only then is
-// the header flushed alone before the body, the write SendStatic holds for
-// a writev with the body or marks MSG_MORE; the line below fails to
-// compile otherwise.
+// the header flushed alone before the body, the write SendStatic marks
+// MSG_MORE; the line below fails to compile otherwise.
 const staticFileMin = 16 << 10
 
 const _ = uint(staticFileMin - (8<<10 + 1))
-
-// staticVectorMax is the largest body sent from memory with its header in
-// one writev rather than by sendfile after the header: up to it, the one
-// system call costs less than two (each a chance for the scheduler to wake
-// up), and the copy into the socket is small. Measured with
-// hack/bench/bulletin-vs-nginx.sh (CPU per request).
-const staticVectorMax = 128 << 10
 
 // StaticBody is a response body that never changes once built (a rendered
 // document served to every reader). A large one is also kept in an
 // in-memory file, so that SendStatic hands it to the kernel with sendfile:
 // no copy into the connection's write buffer and none into the socket,
-// which is where a large GET spent most of its time.
+// which is where a large GET spent most of its time. Sending the header
+// and a 16-128 KiB body in one writev from memory instead (one system call
+// rather than two) was measured with hack/bench/bulletin-vs-nginx.sh and
+// cost more CPU per request (about 10.7 against 9.6 µs at 36 KB): the
+// copy into the socket outweighs the call it saves.
 //
 // The file is shared by every response that sends it (each sends with its
 // own offset) and closed once the owner called Retire and the last
@@ -85,10 +81,8 @@ func (s *StaticBody) release() {
 }
 
 // SendStatic sets the response body to s. A GET on a connection of a
-// LingeringListener sends a body with a file in one system call with its
-// header (writev from memory) up to staticVectorMax, and by sendfile after
-// the header above it, header and body in one TCP segment when they fit;
-// anything else (HEAD, a small body, a
+// LingeringListener sends a body with a file by sendfile, header and body
+// in one TCP segment when they fit; anything else (HEAD, a small body, a
 // connection of another kind) gets the bytes. In a Fiber handler, pass
 // c.Context().
 func SendStatic(ctx *fasthttp.RequestCtx, s *StaticBody) {
@@ -99,13 +93,8 @@ func SendStatic(ctx *fasthttp.RequestCtx, s *StaticBody) {
 	}
 	st := &staticStream{body: s, conn: conn}
 	// fasthttp flushes the header just before it copies a body stream over
-	// 8 KiB: the connection holds that write for a writev with the body,
-	// or, for sendfile, sends it with MSG_MORE.
-	if len(s.data) <= staticVectorMax {
-		conn.headerBeforeBody.Store(true)
-	} else {
-		conn.headerBeforeFile.Store(true)
-	}
+	// 8 KiB: the connection holds that write back (MSG_MORE) for the body.
+	conn.headerBeforeFile.Store(true)
 	ctx.Response.SetBodyStream(st, len(s.data))
 }
 
@@ -134,7 +123,6 @@ func (r *staticStream) Close() error {
 	if !r.closed {
 		r.closed = true
 		r.conn.headerBeforeFile.Store(false)
-		r.conn.headerBeforeBody.Store(false)
 		r.body.release()
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -104,56 +103,3 @@ func writeMore(sock syscall.Conn, p []byte) (int, error) {
 	}
 	return written, werr
 }
-
-// writeVector writes header then body with writev, looping on a partial
-// write, and returns how much of the body was written. The socket is tried
-// first without waiting (it is non-blocking): the poller is involved only
-// when it is full.
-func writeVector(sock syscall.Conn, iov *[2]iovec, header, body []byte) (int64, error) {
-	raw, err := sock.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
-	var hw, bw int // written of header, of body
-	var werr error
-	err = raw.Write(func(fd uintptr) bool {
-		for hw < len(header) || bw < len(body) {
-			cnt := 0
-			if hw < len(header) {
-				iov[cnt].Base = &header[hw]
-				iov[cnt].SetLen(len(header) - hw)
-				cnt++
-			}
-			if bw < len(body) {
-				iov[cnt].Base = &body[bw]
-				iov[cnt].SetLen(len(body) - bw)
-				cnt++
-			}
-			r, _, errno := unix.Syscall(unix.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&iov[0])), uintptr(cnt))
-			n := int(r)
-			switch {
-			case errno == unix.EAGAIN:
-				return false // wait until the socket takes more
-			case errno == unix.EINTR:
-				continue
-			case errno != 0:
-				werr = errno
-				return true
-			case n == 0:
-				werr = errors.New("writev wrote nothing")
-				return true
-			}
-			h := min(n, len(header)-hw)
-			hw += h
-			bw += n - h
-		}
-		return true
-	})
-	*iov = [2]unix.Iovec{} // no reference to the bytes outlives the write
-	if werr == nil {
-		werr = err
-	}
-	return int64(bw), werr
-}
-
-type iovec = unix.Iovec

@@ -18,9 +18,3 @@ func sendStatic(syscall.Conn, *staticStream) (int64, error) {
 func writeMore(sock syscall.Conn, p []byte) (int, error) {
 	return 0, errors.New("MSG_MORE is not used on this system")
 }
-
-func writeVector(sock syscall.Conn, _ *[2]iovec, header, body []byte) (int64, error) {
-	return 0, errors.New("writev is not used on this system")
-}
-
-type iovec struct{}
