@@ -43,6 +43,8 @@ type DB struct {
 	mirrors sync.Map
 	// snap is the snapshot of the mirrors left by the last clean stop.
 	snap snapshots
+	// outboxes are the relays that publish the database's outboxes.
+	outboxes outboxes
 }
 
 // NewDB wraps db for a process that writes it in mode.
