@@ -45,6 +45,8 @@ type DB struct {
 	snap snapshots
 	// outboxes are the relays that publish the database's outboxes.
 	outboxes outboxes
+	// background runs the Mirrors' scans side by side at start (loads.go).
+	background background
 }
 
 // NewDB wraps db for a process that writes it in mode.
