@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -99,7 +97,6 @@ func New(ctx context.Context, opts Options, units ...Unit) (_ *Host, err error) 
 		db.LoadInBackground(loads)
 	}
 	defer func() { _ = loads.Wait() }() // before the close above, on an error
-	defer lessGC()()
 	for i, u := range units {
 		if u.Trust == nil {
 			continue
@@ -221,18 +218,4 @@ func (h *Host) close() {
 	h.endLife()
 	_ = h.writer.Close()
 	h.opts.Backend.Close()
-}
-
-// lessGC collects garbage less often until the returned func: a start that
-// scans allocates mostly garbage (FerretDB decodes every document of a
-// scan into values it drops at once), and at the default GOGC a third of
-// the CPU of a start after a crash went to the collector. The heap may
-// grow to five times what is live instead of twice, for those seconds; an
-// explicit GOGC is left alone.
-func lessGC() (restore func()) {
-	if os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(400)
-	return func() { debug.SetGCPercent(prev) }
 }
