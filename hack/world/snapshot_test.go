@@ -10,30 +10,62 @@ import (
 	"time"
 
 	"sharedworld.dev/hack/world"
+	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/metrics"
+	"sharedworld.dev/pkg/testkit"
 )
 
 // mirrorLoads is how many in-memory copies the process filled from source
 // (snapshot or scan) so far.
 func mirrorLoads(t *testing.T, source string) float64 {
+	return counted(t, "sharedworld_mirror_loads_total", "source", source)
+}
+
+// outboxSweeps is how many sweeps of every outbox the relays of the
+// process did so far, all services together.
+func outboxSweeps(t *testing.T) float64 {
+	return counted(t, "sharedworld_outbox_sweeps_total", "", "")
+}
+
+// counted is the counter name of the process, summed over the series whose
+// label is value (every series when label is empty).
+func counted(t *testing.T, name, label, value string) float64 {
 	t.Helper()
 	families, err := metrics.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum := 0.0
 	for _, f := range families {
-		if f.GetName() != "sharedworld_mirror_loads_total" {
+		if f.GetName() != name {
 			continue
 		}
 		for _, m := range f.GetMetric() {
+			if label == "" {
+				sum += m.GetCounter().GetValue()
+			}
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "source" && l.GetValue() == source {
-					return m.GetCounter().GetValue()
+				if label != "" && l.GetName() == label && l.GetValue() == value {
+					sum += m.GetCounter().GetValue()
 				}
 			}
 		}
 	}
-	return 0
+	return sum
+}
+
+// relays is the number of services of the world with an outbox relay:
+// identity, plots-storage, tickets, governance, bulletin, messaging.
+const relays = 6
+
+// settled waits until every relay and consumer of the world is idle: a
+// relay owing its start sweep is not, until it has swept.
+func settled(t *testing.T) {
+	t.Helper()
+	testkit.Eventually(t, 20*time.Second, "the event pipeline at rest", func() bool {
+		idle, _ := events.Pipeline()
+		return idle
+	})
 }
 
 // populate writes something into every store that keeps a copy: citizens
@@ -104,18 +136,23 @@ func lists(t *testing.T, c client, agents []map[string]string) map[string]string
 }
 
 // A restart after a clean stop reads every copy from the snapshot and
-// answers every list as a start that scans; writes after it are kept.
+// answers every list as a start that scans; writes after it are kept. Its
+// relays do not sweep the outboxes the clean stop left empty; a first
+// start, which knows nothing of a last run, sweeps each.
 func TestCleanRestartServesTheSnapshotAsAScanWould(t *testing.T) {
 	token := "snapshot-token-0123456789"
 	cfg := world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: token}
+	sweepsBefore := outboxSweeps(t)
 	w := start(t, cfg)
 	c := client{t, w.URL}
+	testkit.Eventually(t, 20*time.Second, "every relay's start sweep", func() bool { return outboxSweeps(t)-sweepsBefore == relays })
 	agents := populate(t, c, token)
 	if err := w.Stop(20 * time.Second); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
 
 	before, scansBefore := mirrorLoads(t, "snapshot"), mirrorLoads(t, "scan")
+	sweepsBefore = outboxSweeps(t)
 	w = start(t, cfg)
 	// every copy: citizens, tickets, plots, files, garden files, backups,
 	// the feed, proposals, elections, the seven of messaging, the
@@ -138,6 +175,10 @@ func TestCleanRestartServesTheSnapshotAsAScanWould(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	restored := lists(t, c, agents)
+	settled(t)
+	if got := outboxSweeps(t) - sweepsBefore; got != 0 {
+		t.Fatalf("a start after a clean stop that published every event swept the outboxes %v times, want none", got)
+	}
 	for path, want := range map[string]string{"/api/world/tickets": "After the restart", "/api/world/directory?interest=gardens": "Cyan"} {
 		if !strings.Contains(restored[path], want) {
 			t.Fatalf("%s after a write following the restart: %s", path, restored[path])

@@ -48,7 +48,8 @@ func NewWriter(brokers []string) *kafka.Writer {
 //
 // Writers tell the relay which document they wrote (Notify), and the relay
 // reads just those documents by _id. A sweep of every collection finds what
-// notifications could not: at start (events a previous process left behind),
+// notifications could not: at start (events a previous process left behind,
+// unless its clean stop vouched for empty outboxes: mongox.DB.OutboxesEmpty),
 // after a write in doubt (Doubt) and, on a shared database, every
 // SweepEvery (events of a replica that stopped for good).
 type Relay struct {
@@ -73,7 +74,8 @@ type Relay struct {
 	pending  map[string]map[string]struct{} // collection name → document ids
 	sweep    bool
 	draining bool
-	doubts   int // sweep ticks still owed to writes in doubt (exclusive database)
+	doubts   int  // sweep ticks still owed to writes in doubt (exclusive database)
+	ended    bool // Run returned (see Settled)
 }
 
 // NewRelay builds a relay for a service's collections in db that carry
@@ -87,7 +89,8 @@ func NewRelay(service string, db *mongox.DB, pub Publisher, log *slog.Logger, co
 		log = slog.Default()
 	}
 	r := &Relay{service: service, db: db, pub: pub, colls: map[string]*mongo.Collection{}, log: log, wake: make(chan struct{}, 1),
-		SweepEvery: time.Minute, pending: map[string]map[string]struct{}{}, sweep: true}
+		SweepEvery: time.Minute, pending: map[string]map[string]struct{}{}, sweep: !db.OutboxesEmpty()}
+	db.KeepOutboxes(r)
 	return r.Add(colls...)
 }
 
@@ -161,6 +164,8 @@ func (r *Relay) signal() {
 // graceful shutdown leaves nothing behind that Kafka could take.
 func (r *Relay) Run(ctx context.Context) {
 	defer track(r)()
+	r.setEnded(false)
+	defer r.setEnded(true)
 	backoff := 50 * time.Millisecond
 	sweepTicker := time.NewTicker(r.SweepEvery)
 	defer sweepTicker.Stop()
@@ -231,6 +236,9 @@ func (r *Relay) Drain(ctx context.Context) (int, error) {
 
 	sent := 0
 	var firstErr error
+	if sweep {
+		metrics.OutboxSweeps.WithLabelValues(r.service).Inc()
+	}
 	fail := func(err error, requeue func()) {
 		requeue()
 		if firstErr == nil {

@@ -46,6 +46,11 @@ var (
 		Name: "sharedworld_events_publish_errors_total",
 		Help: "Failed attempts to publish outbox events to Kafka (they are retried).",
 	}, []string{"service"}))
+	// OutboxSweeps counts the relay's sweeps of every outbox collection.
+	OutboxSweeps = Register(prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sharedworld_outbox_sweeps_total",
+		Help: "Sweeps of every outbox collection by the relay (at start unless the last stop left every outbox empty, when kicked, after a write in doubt, and periodically on a shared database).",
+	}, []string{"service"}))
 	// OutboxBacklog is the number of events written but not yet published.
 	OutboxBacklog = Register(prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "sharedworld_outbox_backlog_events",

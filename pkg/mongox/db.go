@@ -43,6 +43,10 @@ type DB struct {
 	mirrors sync.Map
 	// snap is the snapshot of the mirrors left by the last clean stop.
 	snap snapshots
+	// outboxes are the relays that publish the database's outboxes.
+	outboxes outboxes
+	// background runs the Mirrors' scans side by side at start (loads.go).
+	background background
 }
 
 // NewDB wraps db for a process that writes it in mode.

@@ -93,21 +93,38 @@ func (m *Mirror[R]) Order(name string, cmp func(a, b *R) int, keep func(*R) bool
 // reported again, which changes nothing. When the database's previous run
 // stopped cleanly and left a snapshot of this copy that still holds
 // (DB.OpenSnapshot), the copy is read from it instead of scanned.
+//
+// While the host builds its services (DB.LoadInBackground) the scan runs
+// in the background: Load returns at once, and the copy's lock, taken
+// here, is held until the copy is filled, so every read and write of it
+// waits as it would for a scan in place. Loads.Wait reports a failure.
 func (m *Mirror[R]) Load(ctx context.Context, load func(ctx context.Context) ([]R, error)) error {
 	if m.loaded.Load() {
 		return nil
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.loaded.Load() {
+		m.mu.Unlock()
 		return nil
 	}
+	if l := m.db.backgroundLoads(); l != nil && l.start(ctx, func() error {
+		defer m.mu.Unlock()
+		return m.fill(ctx, load)
+	}) {
+		return nil
+	}
+	defer m.mu.Unlock()
+	return m.fill(ctx, load)
+}
+
+// fill loads the copy; the caller holds its lock.
+func (m *Mirror[R]) fill(ctx context.Context, load func(ctx context.Context) ([]R, error)) error {
 	start := time.Now()
 	rows, restored := restoreRows[R](m.db, m.coll, m.early)
 	if !restored {
 		var err error
 		if rows, err = load(ctx); err != nil {
-			return fmt.Errorf("load the in-memory copy: %w", err)
+			return fmt.Errorf("load the in-memory copy of %s: %w", m.coll, err)
 		}
 	}
 	m.reset(rows)

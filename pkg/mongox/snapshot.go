@@ -55,6 +55,9 @@ type snapshotToken struct {
 	SHA256    string    `bson:"sha256"`
 	Rows      int       `bson:"rows"`
 	WrittenAt time.Time `bson:"written_at"`
+	// OutboxesEmpty says every relay of the database ended with nothing
+	// to publish (outboxes.go); absent in older tokens, which is false.
+	OutboxesEmpty bool `bson:"outboxes_empty"`
 }
 
 type snapshotFile struct {
@@ -78,6 +81,8 @@ type snapshots struct {
 	mu       sync.Mutex
 	log      *slog.Logger
 	sections map[string]snapshotSection
+	// outboxesEmpty is the token's word on the outboxes (OutboxesEmpty).
+	outboxesEmpty bool
 }
 
 // snapshotter is a Mirror of any row type.
@@ -103,6 +108,7 @@ func (d *DB) OpenSnapshot(ctx context.Context, dir string, log *slog.Logger) err
 	d.snap.mu.Lock()
 	defer d.snap.mu.Unlock()
 	d.snap.log = log.With(slog.String("db", d.Name()))
+	d.snap.outboxesEmpty = false
 	var tok snapshotToken
 	err := d.Collection(snapshotColl).FindOneAndDelete(ctx, bson.M{"_id": snapshotID}).Decode(&tok)
 	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
@@ -119,6 +125,9 @@ func (d *DB) OpenSnapshot(ctx context.Context, dir string, log *slog.Logger) err
 		}
 		return nil
 	}
+	// The token alone vouches for the outboxes: it was recorded after
+	// every relay had ended, and taken out before anything wrote.
+	d.snap.outboxesEmpty = tok.OutboxesEmpty
 	if rerr != nil {
 		d.snap.log.Warn("snapshot token without its file: scanning", slog.String("error", rerr.Error()))
 		return nil
@@ -187,7 +196,8 @@ func (d *DB) loaded(coll string, rows int, restored bool, took time.Duration) {
 }
 
 // WriteSnapshot writes every loaded Mirror of the database to a snapshot
-// under dir and records its token in the database. The caller must know
+// under dir and records its token in the database, with whether every
+// relay of the database ended with nothing to publish. The caller must know
 // that nothing writes any more (the host's HTTP server and background
 // work have stopped); as a guard it takes every document lock of the
 // database first (waiting at most until deadline) and keeps them: a writer
@@ -202,12 +212,15 @@ func (d *DB) WriteSnapshot(ctx context.Context, dir string, deadline time.Time) 
 		ms = append(ms, m.(snapshotter))
 		return true
 	})
-	if len(ms) == 0 {
+	if len(ms) == 0 && !d.keepsOutboxes() {
 		return 0, nil
 	}
 	if !d.locks.freeze(deadline) {
 		return 0, errors.New("a write was still in flight")
 	}
+	// Asked once no write can come any more: a relay that ended settled
+	// stays so.
+	outboxesEmpty := d.outboxesSettled()
 	tok := make([]byte, 16)
 	_, _ = rand.Read(tok)
 	f := snapshotFile{Format: snapshotFormat, DB: d.Name(), Token: hex.EncodeToString(tok)}
@@ -225,7 +238,7 @@ func (d *DB) WriteSnapshot(ctx context.Context, dir string, deadline time.Time) 
 			rows += s.Count
 		}
 	}
-	if len(f.Sections) == 0 {
+	if len(f.Sections) == 0 && !outboxesEmpty {
 		return 0, nil
 	}
 	data, err := rowEnc.Marshal(f)
@@ -237,7 +250,7 @@ func (d *DB) WriteSnapshot(ctx context.Context, dir string, deadline time.Time) 
 	}
 	sum := sha256.Sum256(data)
 	_, err = d.Collection(snapshotColl).ReplaceOne(ctx, bson.M{"_id": snapshotID},
-		snapshotToken{ID: snapshotID, Token: f.Token, SHA256: hex.EncodeToString(sum[:]), Rows: rows, WrittenAt: time.Now().UTC()},
+		snapshotToken{ID: snapshotID, Token: f.Token, SHA256: hex.EncodeToString(sum[:]), Rows: rows, WrittenAt: time.Now().UTC(), OutboxesEmpty: outboxesEmpty},
 		options.Replace().SetUpsert(true))
 	if err != nil {
 		return 0, fmt.Errorf("record the snapshot token: %w", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -89,6 +90,13 @@ func New(ctx context.Context, opts Options, units ...Unit) (_ *Host, err error) 
 	if err := h.openSnapshots(ctx); err != nil {
 		return nil, err
 	}
+	// The in-memory copies fill side by side while the services build
+	// (mongox.Loads); the host is built once every one is.
+	loads := mongox.NewLoads(runtime.GOMAXPROCS(0))
+	for _, db := range h.dbs {
+		db.LoadInBackground(loads)
+	}
+	defer func() { _ = loads.Wait() }() // before the close above, on an error
 	for i, u := range units {
 		if u.Trust == nil {
 			continue
@@ -115,6 +123,11 @@ func New(ctx context.Context, opts Options, units ...Unit) (_ *Host, err error) 
 		h.log.Info("service built", slog.String("unit", u.Name), slog.Duration("took", time.Since(began)))
 		h.services = append(h.services, svc)
 	}
+	began := time.Now()
+	if err := loads.Wait(); err != nil {
+		return nil, err
+	}
+	h.log.Info("in-memory copies loaded", slog.Duration("waited", time.Since(began)))
 	if err := h.wire(); err != nil {
 		return nil, err
 	}
