@@ -50,6 +50,11 @@ func MirrorOf[R any](db *DB, coll string, id func(*R) string) *Mirror[R] {
 	if !db.Exclusive() {
 		return nil
 	}
+	// Stores look their copy up on every write they apply: the lookup
+	// allocates nothing once the copy exists.
+	if m, ok := db.mirrors.Load(coll); ok {
+		return m.(*Mirror[R])
+	}
 	fresh := NewMirror(id)
 	fresh.db, fresh.coll = db, coll
 	m, _ := db.mirrors.LoadOrStore(coll, fresh)

@@ -111,3 +111,21 @@ func TestMirrorLoadsOnce(t *testing.T) {
 		t.Fatalf("after the load: %v", ids)
 	}
 }
+
+// Stores look their collection's copy up on every write they apply, so a
+// lookup of a copy that exists allocates nothing, and every lookup gets
+// the same copy.
+func TestMirrorOfFindsTheCopyWithoutAllocating(t *testing.T) {
+	db := NewDB(nil, Exclusive)
+	id := func(r *row) string { return r.id }
+	first := MirrorOf(db, "rows", id)
+	if again := MirrorOf(db, "rows", id); again != first {
+		t.Fatal("a second lookup made another copy")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = MirrorOf(db, "rows", id) }); n != 0 {
+		t.Fatalf("a lookup of an existing copy allocates %v times", n)
+	}
+	if MirrorOf(NewDB(nil, Shared), "rows", id) != nil {
+		t.Fatal("a shared database has no copy")
+	}
+}
