@@ -68,6 +68,9 @@ func BenchmarkDirectory(b *testing.B) {
 			var rc fasthttp.RequestCtx
 			b.ReportAllocs()
 			for b.Loop() {
+				// a fresh request: the user values hold the previous
+				// request's context, which the next would derive from
+				rc.ResetUserValues()
 				rc.Request.Reset()
 				rc.Response.Reset()
 				rc.Request.SetRequestURI(row.path)
