@@ -148,7 +148,7 @@ func TestMirrorKeepsItsPostings(t *testing.T) {
 		}
 		return cmp.Compare(a.id, b.id)
 	}
-	tags := m.Postings("tags", func(r *tagged) []string { return r.tags }, byRank)
+	tags := m.Postings("tags", func(to []string, r *tagged) []string { return append(to, r.tags...) }, byRank)
 	if again := m.Postings("tags", nil, nil); again != tags {
 		t.Fatal("a name declared twice is one postings")
 	}

@@ -11,15 +11,19 @@ import "slices"
 type Postings[R any] struct {
 	m     *Mirror[R]
 	cmp   func(a, b *R) int
-	keys  func(*R) []string
+	keys  func(to []string, r *R) []string
 	lists map[string][]*R
+	// was and is hold the keys of a write's old and new row: writes hold
+	// the copy's lock, so one pair serves them all without garbage
+	was, is []string
 }
 
 // Postings declares the keyed order name: each row under every key keys
-// returns (none: the row is under no key; a key twice counts once),
+// appends to its first argument (none: the row is under no key; a key
+// twice counts once),
 // sorted by cmp, which must be total (end with the _id). A name declared
 // before returns the postings it names.
-func (m *Mirror[R]) Postings(name string, keys func(*R) []string, cmp func(a, b *R) int) *Postings[R] {
+func (m *Mirror[R]) Postings(name string, keys func(to []string, r *R) []string, cmp func(a, b *R) int) *Postings[R] {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p, ok := m.postings[name]; ok {
@@ -35,7 +39,8 @@ func (m *Mirror[R]) Postings(name string, keys func(*R) []string, cmp func(a, b 
 func (p *Postings[R]) reset(rows map[string]*R) {
 	p.lists = map[string][]*R{}
 	for _, r := range rows {
-		for _, k := range p.keys(r) {
+		p.is = p.keys(p.is[:0], r)
+		for _, k := range p.is {
 			p.lists[k] = append(p.lists[k], r)
 		}
 	}
@@ -46,7 +51,8 @@ func (p *Postings[R]) reset(rows map[string]*R) {
 }
 
 func (p *Postings[R]) add(r *R) {
-	for _, k := range p.keys(r) {
+	p.is = p.keys(p.is[:0], r)
+	for _, k := range p.is {
 		list := p.lists[k]
 		i, found := slices.BinarySearchFunc(list, r, p.cmp)
 		if !found {
@@ -56,7 +62,8 @@ func (p *Postings[R]) add(r *R) {
 }
 
 func (p *Postings[R]) remove(r *R) {
-	for _, k := range p.keys(r) {
+	p.was = p.keys(p.was[:0], r)
+	for _, k := range p.was {
 		list := p.lists[k]
 		i, found := slices.BinarySearchFunc(list, r, p.cmp)
 		if !found || list[i] != r {
@@ -71,13 +78,15 @@ func (p *Postings[R]) remove(r *R) {
 }
 
 func (p *Postings[R]) replace(old, r *R) {
-	keys := p.keys(r)
-	if p.cmp(old, r) == 0 && slices.Equal(p.keys(old), keys) {
-		// the same keys and place: swap the row in each list, moving none
-		for _, k := range keys {
-			swap(p.lists[k], old, r, p.cmp)
+	if p.cmp(old, r) == 0 {
+		p.was, p.is = p.keys(p.was[:0], old), p.keys(p.is[:0], r)
+		if slices.Equal(p.was, p.is) {
+			// the same keys and place: swap the row in each list, moving none
+			for _, k := range p.is {
+				swap(p.lists[k], old, r, p.cmp)
+			}
+			return
 		}
-		return
 	}
 	p.remove(old)
 	p.add(r)

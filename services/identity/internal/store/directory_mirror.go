@@ -62,17 +62,17 @@ func citizenMirrorOf(db *mongox.DB) *citizenMirror {
 		return strings.Compare(a.Doc.AgentID, b.Doc.AgentID)
 	}
 	return &citizenMirror{Mirror: m, directory: m.Order("directory", byNumber, (*citizenRow).listed),
-		interests: m.Postings("directory interests", func(r *citizenRow) []string {
+		interests: m.Postings("directory interests", func(to []string, r *citizenRow) []string {
 			if !r.listed() {
-				return nil
+				return to
 			}
-			return r.FoldedInterests
+			return append(to, r.FoldedInterests...)
 		}, byNumber),
-		grams: m.Postings("directory trigrams", func(r *citizenRow) []string {
+		grams: m.Postings("directory trigrams", func(to []string, r *citizenRow) []string {
 			if !r.listed() {
-				return nil
+				return to
 			}
-			return trigrams(trigrams(nil, r.FoldedName), r.FoldedBio)
+			return trigrams(trigrams(to, r.FoldedName), r.FoldedBio)
 		}, byNumber)}
 }
 
