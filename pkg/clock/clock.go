@@ -106,7 +106,41 @@ func (f *Fixed) Set(t time.Time) {
 }
 
 // Timestamp formats t as the contract's full timestamp, UTC with milliseconds.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+// Every list answer formats one per item, so the digits are written here
+// rather than by time.Format, which interprets its layout on each call
+// (years outside 0–9999, which that layout writes otherwise, go to it).
+func Timestamp(t time.Time) string {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
+	hour, minute, sec := t.Clock()
+	var b [24]byte
+	digits(b[0:4], year)
+	b[4] = '-'
+	digits(b[5:7], int(month))
+	b[7] = '-'
+	digits(b[8:10], day)
+	b[10] = 'T'
+	digits(b[11:13], hour)
+	b[13] = ':'
+	digits(b[14:16], minute)
+	b[16] = ':'
+	digits(b[17:19], sec)
+	b[19] = '.'
+	digits(b[20:23], t.Nanosecond()/int(time.Millisecond))
+	b[23] = 'Z'
+	return string(b[:])
+}
+
+// digits writes n into b in decimal, zero-padded to len(b).
+func digits(b []byte, n int) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+}
 
 // FeedTimestamp formats t as a feed `at`, UTC without fraction.
 func FeedTimestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }

@@ -71,6 +71,34 @@ func TestFormats(t *testing.T) {
 	}
 }
 
+// Timestamp writes what the layout would, for any instant and zone: the
+// edges of each field, a spread of instants, and years the fast path hands
+// to time.Format.
+func TestTimestampIsTheLayout(t *testing.T) {
+	layout := "2006-01-02T15:04:05.000Z"
+	east, west := time.FixedZone("e", 14*3600), time.FixedZone("w", -12*3600)
+	times := []time.Time{{}, time.Unix(0, 0), time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(0, 1, 1, 0, 0, 0, 1_000_000, east), time.Date(2026, 2, 28, 23, 59, 59, 999_000_000, west)}
+	for i := range 2000 {
+		// about 25 days apart from 1970 to 2106, with varied milliseconds
+		times = append(times, time.Unix(int64(i)*2_147_483, int64(i)*7_919_993%1_000_000_000).In(east))
+	}
+	for _, ts := range times {
+		if got, want := Timestamp(ts), ts.UTC().Format(layout); got != want {
+			t.Fatalf("Timestamp(%v) = %q, want %q", ts, got, want)
+		}
+	}
+}
+
+func BenchmarkTimestamp(b *testing.B) {
+	ts := time.Date(2026, 11, 22, 9, 15, 3, 127_000_000, time.UTC)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Timestamp(ts)
+	}
+}
+
 func TestStoredIsUTCWholeMilliseconds(t *testing.T) {
 	in := time.Date(2026, 11, 23, 13, 0, 0, 123_456_789, time.FixedZone("x", 3600))
 	got := Stored(in)

@@ -32,7 +32,11 @@ type Mirror[R any] struct {
 	mu     sync.RWMutex
 	rows   map[string]*R
 	orders map[string]*Order[R]
-	loaded atomic.Bool
+	// postings are the keyed orders (Postings), by name; indexes is every
+	// order and postings, which each write keeps.
+	postings map[string]*Postings[R]
+	indexes  []index[R]
+	loaded   atomic.Bool
 	// db and coll say where the copy comes from (MirrorOf), for the
 	// snapshot of a clean stop (snapshot.go); nil for a NewMirror.
 	db   *DB
@@ -72,7 +76,18 @@ type Order[R any] struct {
 
 // NewMirror makes an empty copy whose rows are keyed by id.
 func NewMirror[R any](id func(*R) string) *Mirror[R] {
-	return &Mirror[R]{id: id, rows: map[string]*R{}, orders: map[string]*Order[R]{}}
+	return &Mirror[R]{id: id, rows: map[string]*R{}, orders: map[string]*Order[R]{}, postings: map[string]*Postings[R]{}}
+}
+
+// index is what a write keeps up to date: an Order or a Postings.
+type index[R any] interface {
+	add(r *R)
+	remove(r *R)
+	// replace puts r where old was: in place when r sorts where old
+	// did (a change of fields the index ignores, as presence), which
+	// moves no other row.
+	replace(old, r *R)
+	reset(rows map[string]*R)
 }
 
 // Order declares the list order name: the rows keep selects (nil: every
@@ -84,11 +99,9 @@ func (m *Mirror[R]) Order(name string, cmp func(a, b *R) int, keep func(*R) bool
 		return o
 	}
 	o := &Order[R]{m: m, cmp: cmp, keep: keep}
-	for _, r := range m.rows {
-		o.add(r)
-	}
-	slices.SortFunc(o.rows, o.cmp)
+	o.reset(m.rows)
 	m.orders[name] = o
+	m.indexes = append(m.indexes, o)
 	return o
 }
 
@@ -152,14 +165,8 @@ func (m *Mirror[R]) reset(rows []R) {
 		r := &rows[i]
 		m.rows[m.id(r)] = r
 	}
-	for _, o := range m.orders {
-		o.rows = o.rows[:0]
-		for _, r := range m.rows {
-			if o.keep == nil || o.keep(r) {
-				o.rows = append(o.rows, r)
-			}
-		}
-		slices.SortFunc(o.rows, o.cmp)
+	for _, ix := range m.indexes {
+		ix.reset(m.rows)
 	}
 }
 
@@ -173,14 +180,14 @@ func (m *Mirror[R]) Put(r R) {
 func (m *Mirror[R]) put(r R) {
 	m.early = m.early || !m.loaded.Load()
 	id := m.id(&r)
-	if old, ok := m.rows[id]; ok {
-		for _, o := range m.orders {
-			o.remove(old)
-		}
-	}
+	old, ok := m.rows[id]
 	m.rows[id] = &r
-	for _, o := range m.orders {
-		o.add(&r)
+	for _, ix := range m.indexes {
+		if ok {
+			ix.replace(old, &r)
+		} else {
+			ix.add(&r)
+		}
 	}
 }
 
@@ -210,8 +217,8 @@ func (m *Mirror[R]) Delete(id string) {
 		return
 	}
 	delete(m.rows, id)
-	for _, o := range m.orders {
-		o.remove(old)
+	for _, ix := range m.indexes {
+		ix.remove(old)
 	}
 }
 
@@ -227,8 +234,8 @@ func (m *Mirror[R]) DeleteWhere(match func(*R) bool) int {
 			continue
 		}
 		delete(m.rows, id)
-		for _, o := range m.orders {
-			o.remove(r)
+		for _, ix := range m.indexes {
+			ix.remove(r)
 		}
 		n++
 	}
@@ -261,6 +268,16 @@ func (m *Mirror[R]) Scan(fn func(*R) bool) {
 	}
 }
 
+func (o *Order[R]) reset(rows map[string]*R) {
+	o.rows = o.rows[:0]
+	for _, r := range rows {
+		if o.keep == nil || o.keep(r) {
+			o.rows = append(o.rows, r)
+		}
+	}
+	slices.SortFunc(o.rows, o.cmp)
+}
+
 func (o *Order[R]) add(r *R) {
 	if o.keep != nil && !o.keep(r) {
 		return
@@ -276,6 +293,27 @@ func (o *Order[R]) remove(r *R) {
 	if i, found := slices.BinarySearchFunc(o.rows, r, o.cmp); found && o.rows[i] == r {
 		o.rows = slices.Delete(o.rows, i, i+1)
 	}
+}
+
+func (o *Order[R]) replace(old, r *R) {
+	if o.keep == nil || o.keep(old) && o.keep(r) {
+		if o.cmp(old, r) == 0 && swap(o.rows, old, r, o.cmp) {
+			return
+		}
+	}
+	o.remove(old)
+	o.add(r)
+}
+
+// swap puts r in the place of old in rows sorted by cmp, where r sorts
+// as old does; false when old is not there.
+func swap[R any](rows []*R, old, r *R, cmp func(a, b *R) int) bool {
+	i, found := slices.BinarySearchFunc(rows, old, cmp)
+	if !found || rows[i] != old {
+		return false
+	}
+	rows[i] = r
+	return true
 }
 
 // Len is the number of rows in the order.
@@ -306,6 +344,15 @@ func (o *Order[R]) Ascend(from func(*R) bool, fn func(*R) bool) {
 			return
 		}
 	}
+}
+
+// AscendAt calls fn on the rows in order from the one at position from
+// (0: the first; an offset page) until fn returns false, and returns the
+// number of rows in the order when fn was called.
+func (o *Order[R]) AscendAt(from int, fn func(*R) bool) int {
+	o.m.mu.RLock()
+	defer o.m.mu.RUnlock()
+	return ascendAt(o.rows, from, fn)
 }
 
 // Descend calls fn on the rows in reverse order, starting at the last row

@@ -129,3 +129,86 @@ func TestMirrorOfFindsTheCopyWithoutAllocating(t *testing.T) {
 		t.Fatal("a shared database has no copy")
 	}
 }
+
+// A Postings keeps each row under each of its keys in order through every
+// write; a key given twice lists the row once; a write that leaves a row's
+// keys and place as they were swaps it in place, and one that changes
+// them moves it.
+func TestMirrorKeepsItsPostings(t *testing.T) {
+	type tagged struct {
+		id   string
+		rank int
+		tags []string
+		note string
+	}
+	m := NewMirror(func(r *tagged) string { return r.id })
+	byRank := func(a, b *tagged) int {
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	}
+	tags := m.Postings("tags", func(to []string, r *tagged) []string { return append(to, r.tags...) }, byRank)
+	if again := m.Postings("tags", nil, nil); again != tags {
+		t.Fatal("a name declared twice is one postings")
+	}
+	under := func(key string, from int) string {
+		var out []string
+		n := tags.Ascend(key, from, func(r *tagged) bool { out = append(out, r.id+r.note); return true })
+		if n != tags.Len(key) {
+			t.Fatalf("Ascend %s counted %d, Len %d", key, n, tags.Len(key))
+		}
+		return fmt.Sprint(n, out)
+	}
+	m.Reset([]tagged{{"c", 3, []string{"x", "y"}, ""}, {"a", 1, []string{"x", "x"}, ""}, {"b", 2, nil, ""}})
+	for key, want := range map[string]string{"x": "2 [a c]", "y": "1 [c]", "z": "0 []"} {
+		if got := under(key, 0); got != want {
+			t.Fatalf("after Reset, %s: %s, want %s", key, got, want)
+		}
+	}
+	m.Put(tagged{"b", 0, []string{"y", "x", "y"}, ""}) // joins two lists, first in each
+	m.Change("c", func(r *tagged) bool { r.note = "'"; return true })
+	m.Change("a", func(r *tagged) bool { r.tags = []string{"z"}; return true })
+	for key, want := range map[string]string{"x": "2 [b c']", "y": "2 [b c']", "z": "1 [a]"} {
+		if got := under(key, 0); got != want {
+			t.Fatalf("after the writes, %s: %s, want %s", key, got, want)
+		}
+	}
+	if got := under("x", 1); got != "2 [c']" {
+		t.Fatalf("from 1: %s", got)
+	}
+	if got := under("x", 5); got != "2 []" {
+		t.Fatalf("from past the end: %s", got)
+	}
+	m.Delete("b")
+	if n := m.DeleteWhere(func(r *tagged) bool { return r.id == "a" }); n != 1 {
+		t.Fatalf("DeleteWhere removed %d", n)
+	}
+	for key, want := range map[string]string{"x": "1 [c']", "y": "1 [c']", "z": "0 []"} {
+		if got := under(key, 0); got != want {
+			t.Fatalf("after the deletes, %s: %s, want %s", key, got, want)
+		}
+	}
+}
+
+// A write that leaves a row where it sorts (a field the order ignores)
+// replaces it in place, and AscendAt reads a page at an offset with the
+// order's length.
+func TestOrderReplacesInPlaceAndPagesAtAnOffset(t *testing.T) {
+	type noted struct {
+		id   string
+		note string
+	}
+	m := NewMirror(func(r *noted) string { return r.id })
+	byID := m.Order("id", func(a, b *noted) int { return cmp.Compare(a.id, b.id) }, nil)
+	m.Reset([]noted{{"a", ""}, {"b", ""}, {"c", ""}})
+	m.Change("b", func(r *noted) bool { r.note = "'"; return true })
+	var page []string
+	n := byID.AscendAt(1, func(r *noted) bool { page = append(page, r.id+r.note); return len(page) < 5 })
+	if n != 3 || fmt.Sprint(page) != "[b' c]" {
+		t.Fatalf("AscendAt 1: %d %v", n, page)
+	}
+	if r, _ := m.Get("b"); r.note != "'" {
+		t.Fatalf("Get b: %+v", r)
+	}
+}

@@ -6,6 +6,7 @@ require sharedworld.dev/pkg v0.0.0
 
 require (
 	github.com/gofiber/fiber/v2 v2.52.15
+	github.com/valyala/fasthttp v1.51.0
 	go.mongodb.org/mongo-driver v1.17.4
 	google.golang.org/protobuf v1.36.12
 	sharedworld.dev/proto v0.0.0
@@ -60,7 +61,6 @@ require (
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c // indirect
 	github.com/twmb/franz-go/pkg/kmsg v1.15.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	github.com/valyala/fasthttp v1.51.0 // indirect
 	github.com/valyala/tcplisten v1.0.0 // indirect
 	github.com/xdg-go/pbkdf2 v1.0.0 // indirect
 	github.com/xdg-go/scram v1.1.2 // indirect

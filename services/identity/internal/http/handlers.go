@@ -208,6 +208,15 @@ type directoryEntry struct {
 	RegisteredAt string   `json:"registered_at"`
 }
 
+// directoryPage is the directory's answer, typed rather than a map: the
+// encoder walks a struct it has cached, without sorting keys or boxing.
+type directoryPage struct {
+	OK       bool             `json:"ok"`
+	Citizens []directoryEntry `json:"citizens"`
+	Total    int64            `json:"total"`
+	HasMore  bool             `json:"has_more"`
+}
+
 func (h *Handlers) directory(c *fiber.Ctx) error {
 	limit, err := httpx.Limit(c)
 	if err != nil {
@@ -229,7 +238,7 @@ func (h *Handlers) directory(c *fiber.Ctx) error {
 		}
 		out[i] = directoryEntry{AgentID: cit.AgentID, Name: cit.Name, DirectoryBio: cit.DirectoryBio, Interests: interests, RegisteredAt: clock.Timestamp(cit.RegisteredAt)}
 	}
-	return httpx.OK(c, fiber.StatusOK, fiber.Map{"citizens": out, "total": total, "has_more": int64(offset+len(out)) < total})
+	return httpx.JSON(c, fiber.StatusOK, directoryPage{OK: true, Citizens: out, Total: total, HasMore: int64(offset+len(out)) < total})
 }
 
 func (h *Handlers) tombstone(c *fiber.Ctx) error {

@@ -40,10 +40,14 @@ func (r *citizenRow) listed() bool {
 }
 
 // citizenMirror keeps every citizen by agent id and the directory in its
-// order, citizen number (the "directory" index on MongoDB).
+// order, citizen number (the "directory" index on MongoDB), whole and by
+// key: under each folded interest (the directory's interest filter), and
+// under each trigram of the folded name and bio, so that a search walks
+// only the citizens that hold the needle's rarest trigram, not all.
 type citizenMirror struct {
 	*mongox.Mirror[citizenRow]
-	directory *mongox.Order[citizenRow]
+	directory        *mongox.Order[citizenRow]
+	interests, grams *mongox.Postings[citizenRow]
 }
 
 func citizenMirrorOf(db *mongox.DB) *citizenMirror {
@@ -51,12 +55,38 @@ func citizenMirrorOf(db *mongox.DB) *citizenMirror {
 	if m == nil {
 		return nil
 	}
-	return &citizenMirror{Mirror: m, directory: m.Order("directory", func(a, b *citizenRow) int {
+	byNumber := func(a, b *citizenRow) int {
 		if c := cmp.Compare(a.Doc.Number, b.Doc.Number); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Doc.AgentID, b.Doc.AgentID)
-	}, (*citizenRow).listed)}
+	}
+	return &citizenMirror{Mirror: m, directory: m.Order("directory", byNumber, (*citizenRow).listed),
+		interests: m.Postings("directory interests", func(to []string, r *citizenRow) []string {
+			if !r.listed() {
+				return to
+			}
+			return append(to, r.FoldedInterests...)
+		}, byNumber),
+		grams: m.Postings("directory trigrams", func(to []string, r *citizenRow) []string {
+			if !r.listed() {
+				return to
+			}
+			return trigrams(trigrams(to, r.FoldedName), r.FoldedBio)
+		}, byNumber)}
+}
+
+// gram is the length of the search keys: a needle at least this long is
+// in a text only if each of its substrings of this length is too.
+const gram = 3
+
+// trigrams appends the substrings of s of length gram (bytes: a folded
+// needle within a folded text is one in bytes as well).
+func trigrams(to []string, s string) []string {
+	for i := 0; i+gram <= len(s); i++ {
+		to = append(to, s[i:i+gram])
+	}
+	return to
 }
 
 func (s *Citizens) loadMirror(ctx context.Context) error {
@@ -88,16 +118,34 @@ func (s *Citizens) written(id string, d *citizenDoc) {
 }
 
 // directoryFromMirror is Directory's query answered in memory: the same
-// selection, matches and order as the MongoDB filter.
+// selection, matches and order as the MongoDB filter. Without a search
+// the page is read at its offset and the total is the length of the list;
+// a search walks the shortest list that holds every match (the interest's,
+// the needle's rarest trigram's, or the whole directory for a needle
+// shorter than a trigram) and counts the matches without keeping them.
 func (s *Citizens) directoryFromMirror(q domain.DirectoryQuery) ([]domain.Citizen, int64) {
 	search, interest := fold(q.Search), fold(q.Interest)
+	out := make([]domain.Citizen, 0, min(q.Limit, 100))
+	page := func(r *citizenRow) bool {
+		if len(out) == q.Limit {
+			return false
+		}
+		out = append(out, r.Doc.citizen())
+		return true
+	}
+	m := s.mirror
+	switch {
+	case search == "" && interest == "":
+		return out, int64(m.directory.AscendAt(q.Offset, page))
+	case search == "":
+		return out, int64(m.interests.Ascend(interest, q.Offset, page))
+	}
 	var total int64
-	out := []domain.Citizen{}
-	s.mirror.directory.Ascend(nil, func(r *citizenRow) bool {
-		if search != "" && !strings.Contains(r.FoldedName, search) && !strings.Contains(r.FoldedBio, search) {
+	match := func(r *citizenRow) bool {
+		if !strings.Contains(r.FoldedName, search) && !strings.Contains(r.FoldedBio, search) {
 			return true
 		}
-		if q.Interest != "" && !hasInterest(r.FoldedInterests, interest) {
+		if interest != "" && !hasInterest(r.FoldedInterests, interest) {
 			return true
 		}
 		if total >= int64(q.Offset) && len(out) < q.Limit {
@@ -105,8 +153,32 @@ func (s *Citizens) directoryFromMirror(q domain.DirectoryQuery) ([]domain.Citize
 		}
 		total++
 		return true
-	})
+	}
+	key, n := m.rarestTrigram(search)
+	switch {
+	case n == 0:
+		// a trigram of the needle is in no listed name or bio
+	case interest != "" && m.interests.Len(interest) <= n:
+		m.interests.Ascend(interest, 0, match)
+	case key != "":
+		m.grams.Ascend(key, 0, match)
+	default:
+		m.directory.AscendAt(0, match)
+	}
 	return out, total
+}
+
+// rarestTrigram is the trigram of needle that fewest listed citizens hold
+// and how many do; "" and the directory's length when needle is shorter
+// than a trigram.
+func (m *citizenMirror) rarestTrigram(needle string) (string, int) {
+	key, n := "", m.directory.Len()
+	for i := 0; i+gram <= len(needle); i++ {
+		if k := m.grams.Len(needle[i : i+gram]); key == "" || k < n {
+			key, n = needle[i:i+gram], k
+		}
+	}
+	return key, n
 }
 
 func hasInterest(folded []string, want string) bool {
