@@ -2,6 +2,7 @@ package http
 
 import (
 	"encoding/base64"
+	"encoding/json"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -97,17 +98,56 @@ func toFileJSON(f domain.File) fileJSON {
 		WrittenAt: clock.Timestamp(f.WrittenAt), Version: f.Version}
 }
 
+// listAnswer is the list's body with httpx.OK's field order (a map's,
+// by name), so a kept answer reads byte for byte as an encoded one.
+type listAnswer struct {
+	Files  []fileJSON `json:"files"`
+	OK     bool       `json:"ok"`
+	PlotID string     `json:"plot_id"`
+	Prefix string     `json:"prefix"`
+	Total  int        `json:"total"`
+}
+
+// list answers from the kept answer of the listing's version when the
+// store keeps versions (keptLists), else encodes it.
 func (h *Handlers) list(c *fiber.Ctx) error {
 	plotID, prefix := c.Query("plot_id"), c.Query("prefix")
-	files, err := h.App.List(c.UserContext(), readerID(c), plotID, prefix)
+	l, err := h.App.OpenList(c.UserContext(), readerID(c), plotID, prefix)
 	if err != nil {
 		return err
 	}
-	out := make([]fileJSON, len(files))
-	for i, f := range files {
-		out[i] = toFileJSON(f)
+	encode := func() ([]byte, error) {
+		files, err := h.App.ListFiles(c.UserContext(), l)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]fileJSON, len(files))
+		for i, f := range files {
+			out[i] = toFileJSON(f)
+		}
+		return json.Marshal(listAnswer{Files: out, OK: true, PlotID: plotID, Prefix: prefix, Total: len(out)})
 	}
-	return httpx.OK(c, fiber.StatusOK, fiber.Map{"plot_id": plotID, "prefix": prefix, "files": out, "total": len(out)})
+	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+	if !l.Versioned {
+		b, err := encode()
+		if err != nil {
+			return err
+		}
+		c.Set(fiber.HeaderContentType, httpx.ContentTypeJSON)
+		return c.Send(b)
+	}
+	kept, err := h.lists.answer(plotID, l, encode)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, httpx.ContentTypeJSON)
+	body := kept.body
+	if len(body.Bytes()) >= keptListMin && httpx.AcceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
+		c.Set(fiber.HeaderContentEncoding, "gzip")
+		body = h.lists.gzipped(kept)
+	}
+	httpx.SendStatic(c.Context(), body)
+	return nil
 }
 
 func (h *Handlers) delete(c *fiber.Ctx) error {

@@ -200,6 +200,20 @@ func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]dom
 	return out, nil
 }
 
+// ListVersion is the version of plotID's list: a List after reading it
+// answers the same as every List until it moves. ok is false on a shared
+// database, where other replicas write without this process seeing it.
+func (s *Files) ListVersion(ctx context.Context, plotID string) (version uint64, ok bool, err error) {
+	m := s.mirror(plotID)
+	if m == nil {
+		return 0, false, nil
+	}
+	if err := m.load(ctx, s.docs(plotID)); err != nil {
+		return 0, false, err
+	}
+	return m.version(plotID), true, nil
+}
+
 // blob is a file's content. Blobs are immutable: written once under a fresh
 // id and removed whole, never changed, so they need neither a version nor
 // an outbox and are written directly rather than through mongox.Docs.
@@ -263,7 +277,7 @@ func (s *Files) DeleteTenancy(ctx context.Context, plotID, tenancy string) error
 		return fmt.Errorf("delete files of %s: %w", plotID, err)
 	}
 	if m := s.mirror(plotID); m != nil {
-		m.DeleteWhere(func(d *fileDoc) bool { return d.PlotID == plotID && d.Tenancy == tenancy })
+		m.deleteWhere(func(d *fileDoc) bool { return d.PlotID == plotID && d.Tenancy == tenancy })
 	}
 	var taken []blobRef
 	if s.blobRefs != nil {
@@ -310,7 +324,7 @@ func (s *Files) DeleteOrphans(ctx context.Context, live map[string]bool, cutoff 
 		}
 		removed += res.DeletedCount
 		if target.c == s.files.Collection() && s.filesMirror != nil {
-			s.filesMirror.DeleteWhere(func(d *fileDoc) bool {
+			s.filesMirror.deleteWhere(func(d *fileDoc) bool {
 				return !live[d.Tenancy] && d.WrittenAt.Before(clock.Stored(cutoff))
 			})
 		}
