@@ -86,7 +86,9 @@ func TestGardenListFollowsEveryWrite(t *testing.T) {
 		}, func(l listed) bool { return l.total == 101 && l.sizes["/garden/bob/new.md"] == 6 }},
 		{"another citizen tends", func() testkit.Response {
 			return w.write(t, bob, commons, "/garden/ada/a-planting-with-a-longer-name-007.md", []byte("tended!"))
-		}, func(l listed) bool { return l.total == 101 && l.sizes["/garden/ada/a-planting-with-a-longer-name-007.md"] == 7 }},
+		}, func(l listed) bool {
+			return l.total == 101 && l.sizes["/garden/ada/a-planting-with-a-longer-name-007.md"] == 7
+		}},
 		{"the planter removes", func() testkit.Response {
 			return w.removeOwn(t, ada, "/garden/ada/a-planting-with-a-longer-name-003.md")
 		}, func(l listed) bool {
