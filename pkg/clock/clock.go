@@ -105,8 +105,14 @@ func (f *Fixed) Set(t time.Time) {
 	f.mu.Unlock()
 }
 
+// timestampLayout is the contract's full timestamp, UTC with milliseconds.
+const timestampLayout = "2006-01-02T15:04:05.000Z"
+
 // Timestamp formats t as the contract's full timestamp, UTC with milliseconds.
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+func Timestamp(t time.Time) string { return t.UTC().Format(timestampLayout) }
+
+// AppendTimestamp appends Timestamp(t) to b, for encoders of long lists.
+func AppendTimestamp(b []byte, t time.Time) []byte { return t.UTC().AppendFormat(b, timestampLayout) }
 
 // FeedTimestamp formats t as a feed `at`, UTC without fraction.
 func FeedTimestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }

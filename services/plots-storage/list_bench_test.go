@@ -27,7 +27,7 @@ func gardenOf(n int) func(*testkit.Kit) {
 			docs[i] = bson.M{"_id": "plot_0_0:commons:" + path, "plot_id": "plot_0_0", "tenancy": "commons", "path": path,
 				"version": int64(1), "size_bytes": int64(20), "content_type": "text/markdown",
 				"content_hash": "sha256:5d41402abc4b2a76b9719d911017c592ae1c6a0b2f6e8f4d7cbd0c5a1d8a4a11",
-				"written_at": at.Add(time.Duration(i) * time.Millisecond), "written_by": fmt.Sprintf("emb_%024d", i),
+				"written_at":   at.Add(time.Duration(i) * time.Millisecond), "written_by": fmt.Sprintf("emb_%024d", i),
 				"blob_id": fmt.Sprintf("%032x", i), "hold": "", "planted_by": fmt.Sprintf("emb_%024d", i), "removed": false}
 		}
 		if _, err := kit.DB.Collection("garden_files").InsertMany(context.Background(), docs); err != nil {

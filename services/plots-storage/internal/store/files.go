@@ -179,19 +179,21 @@ func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]dom
 		to = prefix + "~"
 		filter["path"] = bson.M{"$gte": prefix, "$lt": to}
 	}
-	var docs []fileDoc
 	if m := s.mirror(plotID); m != nil {
 		if err := m.load(ctx, s.docs(plotID)); err != nil {
 			return nil, err
 		}
-		docs = m.list(plotID, tenancy, prefix, to)
-	} else {
-		var err error
-		docs, err = mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
-			options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
-		if err != nil {
-			return nil, fmt.Errorf("list files: %w", err)
+		rows := m.list(plotID, tenancy, prefix, to)
+		out := make([]domain.File, len(rows))
+		for i, d := range rows {
+			out[i] = d.file()
 		}
+		return out, nil
+	}
+	docs, err := mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
+		options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
 	}
 	out := make([]domain.File, len(docs))
 	for i, d := range docs {
