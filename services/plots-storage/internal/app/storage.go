@@ -265,6 +265,12 @@ func (a *App) ListFiles(ctx context.Context, l Listing) ([]domain.File, error) {
 	return a.Files.List(ctx, l.PlotID, l.Tenancy, l.Prefix)
 }
 
+// ListPage returns at most limit of the listing's files whose paths sort
+// after after ("": from the first), and how many files the listing holds.
+func (a *App) ListPage(ctx context.Context, l Listing, after string, limit int) ([]domain.File, int, error) {
+	return a.Files.ListPage(ctx, l.PlotID, l.Tenancy, l.Prefix, after, limit)
+}
+
 // List returns the files of a plot under prefix.
 func (a *App) List(ctx context.Context, agentID, plotID, prefix string) ([]domain.File, error) {
 	l, err := a.OpenList(ctx, agentID, plotID, prefix)

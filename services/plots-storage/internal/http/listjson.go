@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"sharedworld.dev/pkg/clock"
+	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
@@ -13,7 +14,9 @@ import (
 // answer httpx.OK wrote from a map). The whole
 // garden is 10,000 entries: encoding them by reflection, with a string
 // for each timestamp, was most of what a list cost after a planting.
-func appendList(b []byte, plotID, prefix string, files []domain.File) []byte {
+// A page (page set) has its pagination, and total counts every file of
+// the listing, not only the page's.
+func appendList(b []byte, plotID, prefix string, files []domain.File, total int, page *httpx.Pagination) []byte {
 	b = append(b, `{"files":[`...)
 	for i, f := range files {
 		if i > 0 {
@@ -33,12 +36,18 @@ func appendList(b []byte, plotID, prefix string, files []domain.File) []byte {
 		b = strconv.AppendUint(b, f.Version, 10)
 		b = append(b, '}')
 	}
-	b = append(b, `],"ok":true,"plot_id":`...)
+	b = append(b, `],"ok":true`...)
+	if page != nil {
+		p, _ := json.Marshal(page) // two numbers and a string always encode
+		b = append(b, `,"pagination":`...)
+		b = append(b, p...)
+	}
+	b = append(b, `,"plot_id":`...)
 	b = appendString(b, plotID)
 	b = append(b, `,"prefix":`...)
 	b = appendString(b, prefix)
 	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, int64(len(files)), 10)
+	b = strconv.AppendInt(b, int64(total), 10)
 	return append(b, '}')
 }
 

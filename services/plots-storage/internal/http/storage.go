@@ -96,10 +96,12 @@ func (h *Handlers) list(c *fiber.Ctx) error {
 		if err != nil {
 			return nil, err
 		}
-		// about 230 bytes an entry in the garden
-		return appendList(make([]byte, 0, 256*len(files)+128), plotID, prefix, files), nil
+		return encodeList(plotID, prefix, files, len(files), nil), nil
 	}
 	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+	if c.Query("limit") != "" || c.Query("cursor") != "" {
+		return h.listPage(c, l)
+	}
 	if !l.Versioned {
 		b, err := encode()
 		if err != nil {
@@ -120,6 +122,46 @@ func (h *Handlers) list(c *fiber.Ctx) error {
 	}
 	httpx.SendStatic(c.Context(), body)
 	return nil
+}
+
+// listCursor is a page's position: the last path it listed.
+type listCursor struct {
+	After string `json:"after"`
+}
+
+// listPage answers one page of the listing, for a caller that asked for
+// pages (limit or cursor); the whole list stays the default answer.
+func (h *Handlers) listPage(c *fiber.Ctx, l app.Listing) error {
+	limit, err := httpx.Limit(c)
+	if err != nil {
+		return err
+	}
+	var at listCursor
+	if raw := c.Query("cursor"); raw != "" {
+		if err := httpx.DecodeCursor(raw, &at); err != nil {
+			return err
+		}
+	}
+	// One more than the page says whether another follows.
+	files, total, err := h.App.ListPage(c.UserContext(), l, at.After, limit+1)
+	if err != nil {
+		return err
+	}
+	page := &httpx.Pagination{Limit: limit}
+	if len(files) > limit {
+		files = files[:limit]
+		next := httpx.EncodeCursor(listCursor{After: files[limit-1].Path})
+		page.Next = &next
+	}
+	page.Count = len(files)
+	c.Set(fiber.HeaderContentType, httpx.ContentTypeJSON)
+	return c.Send(encodeList(c.Query("plot_id"), l.Prefix, files, total, page))
+}
+
+// encodeList is appendList into a buffer of about the answer's size
+// (some 230 bytes an entry in the garden).
+func encodeList(plotID, prefix string, files []domain.File, total int, page *httpx.Pagination) []byte {
+	return appendList(make([]byte, 0, 256*len(files)+256), plotID, prefix, files, total, page)
 }
 
 func (h *Handlers) delete(c *fiber.Ctx) error {

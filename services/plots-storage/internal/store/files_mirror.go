@@ -114,3 +114,30 @@ func (m *fileMirror) list(plotID, tenancy, from, to string) []*fileDoc {
 	})
 	return out
 }
+
+// page is ListPage's query: of the files list would return, at most limit
+// (0: all) whose paths sort after after, and how many list would return.
+func (m *fileMirror) page(plotID, tenancy, from, to, after string, limit int) (rows []*fileDoc, total int) {
+	m.byPath.Ascend(func(d *fileDoc) bool {
+		if d.PlotID != plotID {
+			return d.PlotID > plotID
+		}
+		if d.Tenancy != tenancy {
+			return d.Tenancy > tenancy
+		}
+		return d.Path >= from
+	}, func(d *fileDoc) bool {
+		if d.PlotID != plotID || d.Tenancy != tenancy || (to != "" && d.Path >= to) {
+			return false
+		}
+		if d.Removed {
+			return true
+		}
+		total++
+		if d.Path > after && (limit == 0 || len(rows) < limit) {
+			rows = append(rows, d)
+		}
+		return true
+	})
+	return rows, total
+}
