@@ -2,6 +2,7 @@ package plotsstorage_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,15 +39,18 @@ func gardenOf(n int) func(*testkit.Kit) {
 
 // BenchmarkGardenList10k lists the whole garden of 10,000 files through the
 // production router (the answer is about 2.3 MB of JSON), anonymously, as
-// the public garden is read; gzip as a client that asks for it; and with a
-// planting before each list, the cost when no answer can be reused.
+// the public garden is read; gzip as a client that asks for it; one page of
+// 100 from the middle; and with a planting before each list, the cost when
+// no answer can be reused.
 func BenchmarkGardenList10k(b *testing.B) {
 	w := newWorldWith(b, gardenOf(10_000))
 	const whole = "/api/world/storage/list?plot_id=plot_0_0"
+	var get func(b *testing.B, path string, headers map[string]string, least int64)
 	// The answer is read and dropped, not decoded: decoding 10,000
 	// entries into maps would cost more than the answer.
-	list := func(b *testing.B, headers map[string]string) {
-		req := httptest.NewRequest(http.MethodGet, whole, nil)
+	list := func(b *testing.B, headers map[string]string) { get(b, whole, headers, 1<<20) }
+	get = func(b *testing.B, path string, headers map[string]string, least int64) {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
 		for k, v := range headers {
 			req.Header.Set(k, v)
 		}
@@ -56,7 +60,7 @@ func BenchmarkGardenList10k(b *testing.B) {
 		}
 		n, _ := io.Copy(io.Discard, resp.Body)
 		_ = resp.Body.Close()
-		if resp.StatusCode != 200 || n < 1<<20 && headers == nil {
+		if resp.StatusCode != 200 || n < least && headers == nil {
 			b.Fatalf("list: %d, %d bytes", resp.StatusCode, n)
 		}
 	}
@@ -72,6 +76,12 @@ func BenchmarkGardenList10k(b *testing.B) {
 		gz := map[string]string{"Accept-Encoding": "gzip"}
 		for b.Loop() {
 			list(b, gz)
+		}
+	})
+	b.Run("page-of-100", func(b *testing.B) {
+		page := whole + "&limit=100&cursor=" + base64.RawURLEncoding.EncodeToString([]byte(`{"after":"/garden/Seed05000/g0.md"}`))
+		for b.Loop() {
+			get(b, page, nil, 100*200)
 		}
 	})
 	b.Run("after-a-planting", func(b *testing.B) {
