@@ -105,33 +105,37 @@ func (f *Fixed) Set(t time.Time) {
 	f.mu.Unlock()
 }
 
+// timestampLayout is the contract's full timestamp, UTC with milliseconds.
+const timestampLayout = "2006-01-02T15:04:05.000Z"
+
 // Timestamp formats t as the contract's full timestamp, UTC with milliseconds.
 // Every list answer formats one per item, so the digits are written here
 // rather than by time.Format, which interprets its layout on each call
 // (years outside 0–9999, which that layout writes otherwise, go to it).
 func Timestamp(t time.Time) string {
+	var b [24]byte
+	return string(AppendTimestamp(b[:0], t))
+}
+
+// AppendTimestamp appends Timestamp(t) to b, for encoders of long lists.
+func AppendTimestamp(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
-		return t.Format("2006-01-02T15:04:05.000Z")
+		return t.AppendFormat(b, timestampLayout)
 	}
 	hour, minute, sec := t.Clock()
-	var b [24]byte
-	digits(b[0:4], year)
-	b[4] = '-'
-	digits(b[5:7], int(month))
-	b[7] = '-'
-	digits(b[8:10], day)
-	b[10] = 'T'
-	digits(b[11:13], hour)
-	b[13] = ':'
-	digits(b[14:16], minute)
-	b[16] = ':'
-	digits(b[17:19], sec)
-	b[19] = '.'
-	digits(b[20:23], t.Nanosecond()/int(time.Millisecond))
-	b[23] = 'Z'
-	return string(b[:])
+	n := len(b)
+	b = append(b, "0000-00-00T00:00:00.000Z"...)
+	d := b[n:]
+	digits(d[0:4], year)
+	digits(d[5:7], int(month))
+	digits(d[8:10], day)
+	digits(d[11:13], hour)
+	digits(d[14:16], minute)
+	digits(d[17:19], sec)
+	digits(d[20:23], t.Nanosecond()/int(time.Millisecond))
+	return b
 }
 
 // digits writes n into b in decimal, zero-padded to len(b).

@@ -88,6 +88,9 @@ func TestTimestampIsTheLayout(t *testing.T) {
 		if got, want := Timestamp(ts), ts.UTC().Format(layout); got != want {
 			t.Fatalf("Timestamp(%v) = %q, want %q", ts, got, want)
 		}
+		if got, want := string(AppendTimestamp([]byte(`"`), ts)), `"`+ts.UTC().Format(layout); got != want {
+			t.Fatalf("AppendTimestamp(%v) = %q, want %q", ts, got, want)
+		}
 	}
 }
 

@@ -33,9 +33,16 @@ type world struct {
 	deps  platform.Deps
 }
 
-func newWorld(t testing.TB) *world {
+func newWorld(t testing.TB) *world { return newWorldWith(t, nil) }
+
+// newWorldWith runs prepare on the kit before the service starts (to store
+// what a test needs in bulk, the way a world that ran a while holds it).
+func newWorldWith(t testing.TB, prepare func(*testkit.Kit)) *world {
 	t.Helper()
 	kit := testkit.New(t)
+	if prepare != nil {
+		prepare(kit)
+	}
 	clk := clock.NewFixed(time.Date(2026, 11, 22, 9, 15, 3, 127e6, time.UTC))
 	deps := kit.Deps(clk)
 	svc, err := plotsstorage.New(kit.Ctx(), deps, plotsstorage.Options{Seal: cheapSeal})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/bulletin/internal/app"
 	"sharedworld.dev/services/bulletin/internal/domain"
@@ -80,7 +81,7 @@ func (h *Handlers) board(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, contentTypeHTML)
 	body := p.html
-	if acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
+	if httpx.AcceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
 		c.Set(fiber.HeaderContentEncoding, "gzip")
 		body = p.gzip
 	}

@@ -45,7 +45,7 @@ func (h *Handlers) document(ctx *fasthttp.RequestCtx) bool {
 	}
 	hdr.SetContentTypeBytes(contentTypeJSON)
 	body := d.json
-	if acceptsGzip(string(ctx.Request.Header.Peek(fiber.HeaderAcceptEncoding))) {
+	if httpx.AcceptsGzip(string(ctx.Request.Header.Peek(fiber.HeaderAcceptEncoding))) {
 		hdr.SetCanonical(headerContentEncoding, encodingGzip)
 		body = d.gzip
 	}
@@ -118,31 +118,4 @@ func etagMatches(header, etag string) bool {
 		}
 	}
 	return false
-}
-
-// acceptsGzip reads Accept-Encoding: gzip (or *) with a quality above zero.
-func acceptsGzip(header string) bool {
-	for part := range strings.SplitSeq(header, ",") {
-		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		name = strings.TrimSpace(name)
-		if !strings.EqualFold(name, "gzip") && name != "*" {
-			continue
-		}
-		return !zeroQuality(params)
-	}
-	return false
-}
-
-// zeroQuality reads a q parameter of zero ("q=0", "q = 0.000").
-func zeroQuality(params string) bool {
-	name, value, ok := strings.Cut(params, "=")
-	if !ok || !strings.EqualFold(strings.TrimSpace(name), "q") {
-		return false
-	}
-	value = strings.TrimSpace(value)
-	if value == "0" {
-		return true
-	}
-	rest, ok := strings.CutPrefix(value, "0.")
-	return ok && len(rest) <= 3 && strings.Trim(rest, "0") == ""
 }

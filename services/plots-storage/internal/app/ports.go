@@ -69,6 +69,13 @@ type Files interface {
 	// Delete removes the file if check allows it.
 	Delete(ctx context.Context, plotID, tenancy, path string, check func(domain.File) error) error
 	List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error)
+	// ListPage returns at most limit of List's files whose paths sort
+	// after after, and how many List returns.
+	ListPage(ctx context.Context, plotID, tenancy, prefix, after string, limit int) ([]domain.File, int, error)
+	// ListVersion is the version of plotID's list: List answers the same
+	// until it moves. ok is false when the store cannot tell (another
+	// process may write).
+	ListVersion(ctx context.Context, plotID string) (version uint64, ok bool, err error)
 	PutBlob(ctx context.Context, tenancy string, data []byte, now time.Time) (string, error)
 	Blob(ctx context.Context, blobID string) ([]byte, error)
 	DeleteBlob(ctx context.Context, blobID string) error

@@ -235,16 +235,49 @@ func (a *App) Read(ctx context.Context, agentID, plotID, path string) (domain.Fi
 	return domain.File{}, nil, domain.FileBusy(path, "read")
 }
 
-// List returns the files of a plot under prefix.
-func (a *App) List(ctx context.Context, agentID, plotID, prefix string) ([]domain.File, error) {
+// Listing is one list a caller may read: a plot's tenancy under a prefix,
+// and the version of the plot's list when the store keeps one (Versioned):
+// the files listed after reading it are the answer until it moves, so an
+// encoded answer can be kept under (PlotID, Tenancy, Prefix, Version).
+type Listing struct {
+	PlotID, Tenancy, Prefix string
+	Version                 uint64
+	Versioned               bool
+}
+
+// OpenList checks a list request (the prefix, the plot, the caller's read
+// access) and reads the list's version; ListFiles lists it.
+func (a *App) OpenList(ctx context.Context, agentID, plotID, prefix string) (Listing, error) {
 	if err := domain.ValidatePrefix(prefix); err != nil {
-		return nil, err
+		return Listing{}, err
 	}
 	plot, err := a.readablePlot(ctx, agentID, plotID, "send ?plot_id=plot_x1_y2 and optionally &prefix=/notes/")
 	if err != nil {
+		return Listing{}, err
+	}
+	l := Listing{PlotID: plot.ID, Tenancy: plot.Tenancy, Prefix: prefix}
+	l.Version, l.Versioned, err = a.Files.ListVersion(ctx, plot.ID)
+	return l, err
+}
+
+// ListFiles returns the listing's files, by path.
+func (a *App) ListFiles(ctx context.Context, l Listing) ([]domain.File, error) {
+	return a.Files.List(ctx, l.PlotID, l.Tenancy, l.Prefix)
+}
+
+// ListPage returns at most limit of the listing's files whose paths sort
+// after after ("": from the first), and how many files the listing holds.
+func (a *App) ListPage(ctx context.Context, l Listing, after string, limit int) ([]domain.File, int, error) {
+	return a.Files.ListPage(ctx, l.PlotID, l.Tenancy, l.Prefix, after, limit)
+}
+
+// List returns the files of a plot under prefix.
+func (a *App) List(ctx context.Context, agentID, plotID, prefix string) ([]domain.File, error) {
+	l, err := a.OpenList(ctx, agentID, plotID, prefix)
+	if err != nil {
 		return nil, err
 	}
-	return a.Files.List(ctx, plot.ID, plot.Tenancy, prefix)
+	return a.ListFiles(ctx, l)
 }
 
 // Delete removes a file (the plot owner only; in the garden, its planter)

@@ -22,6 +22,8 @@ type Handlers struct {
 	AmbassadorToken string
 	// Limits holds the storage and garden write budgets.
 	Limits *admit.Limits
+
+	lists keptLists
 }
 
 // Routes registers the public routes.

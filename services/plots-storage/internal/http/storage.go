@@ -83,31 +83,85 @@ func (h *Handlers) read(c *fiber.Ctx, ref fileRef) error {
 	})
 }
 
-type fileJSON struct {
-	Path        string `json:"path"`
-	SizeBytes   int64  `json:"size_bytes"`
-	ContentHash string `json:"content_hash"`
-	ContentType string `json:"content_type"`
-	WrittenAt   string `json:"written_at"`
-	Version     uint64 `json:"version"`
-}
-
-func toFileJSON(f domain.File) fileJSON {
-	return fileJSON{Path: f.Path, SizeBytes: f.Size, ContentHash: f.Hash, ContentType: f.ContentType,
-		WrittenAt: clock.Timestamp(f.WrittenAt), Version: f.Version}
-}
-
+// list answers from the kept answer of the listing's version when the
+// store keeps versions (keptLists), else encodes it.
 func (h *Handlers) list(c *fiber.Ctx) error {
 	plotID, prefix := c.Query("plot_id"), c.Query("prefix")
-	files, err := h.App.List(c.UserContext(), readerID(c), plotID, prefix)
+	l, err := h.App.OpenList(c.UserContext(), readerID(c), plotID, prefix)
 	if err != nil {
 		return err
 	}
-	out := make([]fileJSON, len(files))
-	for i, f := range files {
-		out[i] = toFileJSON(f)
+	encode := func() ([]byte, error) {
+		files, err := h.App.ListFiles(c.UserContext(), l)
+		if err != nil {
+			return nil, err
+		}
+		return encodeList(plotID, prefix, files, len(files), nil), nil
 	}
-	return httpx.OK(c, fiber.StatusOK, fiber.Map{"plot_id": plotID, "prefix": prefix, "files": out, "total": len(out)})
+	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+	if c.Query("limit") != "" || c.Query("cursor") != "" {
+		return h.listPage(c, l)
+	}
+	if !l.Versioned {
+		b, err := encode()
+		if err != nil {
+			return err
+		}
+		c.Set(fiber.HeaderContentType, httpx.ContentTypeJSON)
+		return c.Send(b)
+	}
+	kept, err := h.lists.answer(plotID, l, encode)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, httpx.ContentTypeJSON)
+	body := kept.body
+	if len(body.Bytes()) >= keptListMin && httpx.AcceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) {
+		c.Set(fiber.HeaderContentEncoding, "gzip")
+		body = h.lists.gzipped(kept)
+	}
+	httpx.SendStatic(c.Context(), body)
+	return nil
+}
+
+// listCursor is a page's position: the last path it listed.
+type listCursor struct {
+	After string `json:"after"`
+}
+
+// listPage answers one page of the listing, for a caller that asked for
+// pages (limit or cursor); the whole list stays the default answer.
+func (h *Handlers) listPage(c *fiber.Ctx, l app.Listing) error {
+	limit, err := httpx.Limit(c)
+	if err != nil {
+		return err
+	}
+	var at listCursor
+	if raw := c.Query("cursor"); raw != "" {
+		if err := httpx.DecodeCursor(raw, &at); err != nil {
+			return err
+		}
+	}
+	// One more than the page says whether another follows.
+	files, total, err := h.App.ListPage(c.UserContext(), l, at.After, limit+1)
+	if err != nil {
+		return err
+	}
+	page := &httpx.Pagination{Limit: limit}
+	if len(files) > limit {
+		files = files[:limit]
+		next := httpx.EncodeCursor(listCursor{After: files[limit-1].Path})
+		page.Next = &next
+	}
+	page.Count = len(files)
+	c.Set(fiber.HeaderContentType, httpx.ContentTypeJSON)
+	return c.Send(encodeList(c.Query("plot_id"), l.Prefix, files, total, page))
+}
+
+// encodeList is appendList into a buffer of about the answer's size
+// (some 230 bytes an entry in the garden).
+func encodeList(plotID, prefix string, files []domain.File, total int, page *httpx.Pagination) []byte {
+	return appendList(make([]byte, 0, 256*len(files)+256), plotID, prefix, files, total, page)
 }
 
 func (h *Handlers) delete(c *fiber.Ctx) error {

@@ -12,7 +12,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/mongox"
@@ -169,37 +168,6 @@ func (s *Files) Delete(ctx context.Context, plotID, tenancy, path string, check 
 	return outcome(s.docs(plotID).Delete(ctx, fileID(plotID, tenancy, path), func(d *fileDoc) error { return check(d.file()) }))
 }
 
-// List returns the files of a tenancy whose path starts with prefix, by
-// path, without removed garden files. Valid paths use only characters
-// below '~', so every path with the prefix sorts inside [prefix, prefix+"~").
-func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error) {
-	filter := bson.M{"plot_id": plotID, "tenancy": tenancy, "removed": bson.M{"$ne": true}}
-	to := ""
-	if prefix != "" {
-		to = prefix + "~"
-		filter["path"] = bson.M{"$gte": prefix, "$lt": to}
-	}
-	var docs []fileDoc
-	if m := s.mirror(plotID); m != nil {
-		if err := m.load(ctx, s.docs(plotID)); err != nil {
-			return nil, err
-		}
-		docs = m.list(plotID, tenancy, prefix, to)
-	} else {
-		var err error
-		docs, err = mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
-			options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
-		if err != nil {
-			return nil, fmt.Errorf("list files: %w", err)
-		}
-	}
-	out := make([]domain.File, len(docs))
-	for i, d := range docs {
-		out[i] = d.file()
-	}
-	return out, nil
-}
-
 // blob is a file's content. Blobs are immutable: written once under a fresh
 // id and removed whole, never changed, so they need neither a version nor
 // an outbox and are written directly rather than through mongox.Docs.
@@ -263,7 +231,7 @@ func (s *Files) DeleteTenancy(ctx context.Context, plotID, tenancy string) error
 		return fmt.Errorf("delete files of %s: %w", plotID, err)
 	}
 	if m := s.mirror(plotID); m != nil {
-		m.DeleteWhere(func(d *fileDoc) bool { return d.PlotID == plotID && d.Tenancy == tenancy })
+		m.deleteWhere(func(d *fileDoc) bool { return d.PlotID == plotID && d.Tenancy == tenancy })
 	}
 	var taken []blobRef
 	if s.blobRefs != nil {
@@ -310,7 +278,7 @@ func (s *Files) DeleteOrphans(ctx context.Context, live map[string]bool, cutoff 
 		}
 		removed += res.DeletedCount
 		if target.c == s.files.Collection() && s.filesMirror != nil {
-			s.filesMirror.DeleteWhere(func(d *fileDoc) bool {
+			s.filesMirror.deleteWhere(func(d *fileDoc) bool {
 				return !live[d.Tenancy] && d.WrittenAt.Before(clock.Stored(cutoff))
 			})
 		}

@@ -14,7 +14,7 @@ import (
 // TestFileListsAgreeWithTheQueryPath writes files on several plots and
 // tenancies (the commons' garden included) through the store of the kit's
 // mode, deletes one, ends a tenancy and removes orphans, and compares every
-// listing by prefix with the MongoDB query path (a store on a shared handle
+// listing by prefix (whole, and in pages after a path) with the MongoDB query path (a store on a shared handle
 // of the same database) and with a store that loads the copy afresh.
 func TestFileListsAgreeWithTheQueryPath(t *testing.T) {
 	kit := testkit.New(t)
@@ -48,6 +48,16 @@ func TestFileListsAgreeWithTheQueryPath(t *testing.T) {
 					if gerr != nil || werr != nil || !reflect.DeepEqual(got, want) {
 						t.Fatalf("%s, %s: %v %q:\n got %v %v\nwant %v %v", stage, name, p, prefix, got, gerr, want, werr)
 					}
+					for _, after := range []string{"", "/a.md", "/garden/x/one.md", "/zz"} {
+						for _, limit := range []int{1, 100} {
+							got, gn, gerr := s.ListPage(ctx, p.plot, p.tenancy, prefix, after, limit)
+							want, wn, werr := query.ListPage(ctx, p.plot, p.tenancy, prefix, after, limit)
+							if gerr != nil || werr != nil || gn != wn || !reflect.DeepEqual(got, want) {
+								t.Fatalf("%s, %s: %v %q after %q limit %d:\n got %d %v %v\nwant %d %v %v",
+									stage, name, p, prefix, after, limit, gn, got, gerr, wn, want, werr)
+							}
+						}
+					}
 				}
 			}
 		}
@@ -62,4 +72,62 @@ func TestFileListsAgreeWithTheQueryPath(t *testing.T) {
 		t.Fatalf("orphans removed: %d %v", n, err)
 	}
 	compare(fmt.Sprintf("after %d orphans went", n))
+}
+
+// TestListVersionMovesWithEveryChange: a kept list answer is the list only
+// while its plot's version stays; every change of the plot's files moves
+// it (a write, a delete, an ended tenancy, removed orphans), another plot's
+// leaves it. On a shared database there is no version to keep answers by.
+func TestListVersionMovesWithEveryChange(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	s := newFiles(t, kit.DB)
+	version := func(plotID string) uint64 {
+		t.Helper()
+		v, ok, err := s.ListVersion(ctx, plotID)
+		if err != nil || ok != (kit.DB.Mode() == mongox.Exclusive) {
+			t.Fatalf("ListVersion: ok %v, %v in mode %v", ok, err, kit.DB.Mode())
+		}
+		return v
+	}
+	if kit.DB.Mode() != mongox.Exclusive {
+		version("plot_1_1")
+		return
+	}
+	changes := []struct {
+		name, plotID string
+		change       func() error
+	}{
+		{"a write", "plot_1_1", func() error { _, err := s.Change(ctx, "plot_1_1", "t1", "/a.md", grow("w")); return err }},
+		{"another write", "plot_1_1", func() error { _, err := s.Change(ctx, "plot_1_1", "t1", "/b.md", grow("w")); return err }},
+		{"a garden write", domain.CommonsPlotID, func() error {
+			_, err := s.Change(ctx, domain.CommonsPlotID, "commons", "/garden/x/a.md", grow("w"))
+			return err
+		}},
+		{"a delete", "plot_1_1", func() error {
+			return s.Delete(ctx, "plot_1_1", "t1", "/a.md", func(domain.File) error { return nil })
+		}},
+		{"an ended tenancy", "plot_1_1", func() error { return s.DeleteTenancy(ctx, "plot_1_1", "t1") }},
+		{"a write of the next tenancy", "plot_1_1", func() error { _, err := s.Change(ctx, "plot_1_1", "t2", "/c.md", grow("w")); return err }},
+		{"removed orphans", "plot_1_1", func() error {
+			_, err := s.DeleteOrphans(ctx, map[string]bool{}, time.Now().Add(time.Hour))
+			return err
+		}},
+	}
+	for _, c := range changes {
+		other := "plot_5_5"
+		if c.plotID == other {
+			t.Fatal("the other plot must be another")
+		}
+		before, otherBefore := version(c.plotID), version(other)
+		if err := c.change(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if version(c.plotID) == before {
+			t.Fatalf("%s must move its plot's list version", c.name)
+		}
+		if version(other) != otherBefore {
+			t.Fatalf("%s moved another plot's list version", c.name)
+		}
+	}
 }

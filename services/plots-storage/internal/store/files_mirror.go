@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo/options"
@@ -16,6 +17,11 @@ import (
 type fileMirror struct {
 	*mongox.Mirror[fileDoc]
 	byPath *mongox.Order[fileDoc]
+	// versions count the changes of each plot's files this process made
+	// (plots never changed are at 0): a list read at one version is the
+	// list until the next change, so its encoded answer can be kept.
+	mu       sync.Mutex
+	versions map[string]uint64
 }
 
 func fileMirrorOf(db *mongox.DB, coll string) *fileMirror {
@@ -23,7 +29,7 @@ func fileMirrorOf(db *mongox.DB, coll string) *fileMirror {
 	if m == nil {
 		return nil
 	}
-	return &fileMirror{Mirror: m, byPath: m.Order("plot_tenancy_path", func(a, b *fileDoc) int {
+	return &fileMirror{Mirror: m, versions: map[string]uint64{}, byPath: m.Order("plot_tenancy_path", func(a, b *fileDoc) int {
 		for _, c := range [...]int{strings.Compare(a.PlotID, b.PlotID), strings.Compare(a.Tenancy, b.Tenancy), strings.Compare(a.Path, b.Path)} {
 			if c != 0 {
 				return c
@@ -33,15 +39,48 @@ func fileMirrorOf(db *mongox.DB, coll string) *fileMirror {
 	}, nil)}
 }
 
-// keep makes d's Docs report its writes to m.
+// keep makes d's Docs report its writes to m. The plot's version moves
+// after the copy changed: a reader that saw the old version may have
+// listed the new rows (its answer is dropped at the next read), but one
+// that saw the new version never lists the old.
 func (m *fileMirror) keep(d *docs[fileDoc]) {
 	d.Written = func(id string, f *fileDoc) {
 		if f == nil {
 			m.Delete(id)
-			return
+		} else {
+			m.Put(*f)
 		}
-		m.Put(*f)
+		plotID, _, _ := strings.Cut(id, ":")
+		m.changed(plotID)
 	}
+}
+
+// deleteWhere is DeleteWhere moving the version of every plot it touched.
+func (m *fileMirror) deleteWhere(match func(*fileDoc) bool) {
+	touched := map[string]bool{}
+	m.DeleteWhere(func(d *fileDoc) bool {
+		if !match(d) {
+			return false
+		}
+		touched[d.PlotID] = true
+		return true
+	})
+	for plotID := range touched {
+		m.changed(plotID)
+	}
+}
+
+func (m *fileMirror) changed(plotID string) {
+	m.mu.Lock()
+	m.versions[plotID]++
+	m.mu.Unlock()
+}
+
+// version is plotID's change count; read it before listing.
+func (m *fileMirror) version(plotID string) uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.versions[plotID]
 }
 
 func (m *fileMirror) load(ctx context.Context, d *docs[fileDoc]) error {
@@ -51,9 +90,11 @@ func (m *fileMirror) load(ctx context.Context, d *docs[fileDoc]) error {
 }
 
 // list is List's query: a tenancy's files with paths in [from, to), by
-// path, without removed garden files.
-func (m *fileMirror) list(plotID, tenancy, from, to string) []fileDoc {
-	out := []fileDoc{}
+// path, without removed garden files. The rows are the copy's own (never
+// changed, only replaced): pointers, since the whole garden's 10,000 rows
+// copied while growing the slice cost more than encoding them.
+func (m *fileMirror) list(plotID, tenancy, from, to string) []*fileDoc {
+	out := []*fileDoc{}
 	m.byPath.Ascend(func(d *fileDoc) bool {
 		if d.PlotID != plotID {
 			return d.PlotID > plotID
@@ -67,9 +108,36 @@ func (m *fileMirror) list(plotID, tenancy, from, to string) []fileDoc {
 			return false
 		}
 		if !d.Removed {
-			out = append(out, *d)
+			out = append(out, d)
 		}
 		return true
 	})
 	return out
+}
+
+// page is ListPage's query: of the files list would return, at most limit
+// (0: all) whose paths sort after after, and how many list would return.
+func (m *fileMirror) page(plotID, tenancy, from, to, after string, limit int) (rows []*fileDoc, total int) {
+	m.byPath.Ascend(func(d *fileDoc) bool {
+		if d.PlotID != plotID {
+			return d.PlotID > plotID
+		}
+		if d.Tenancy != tenancy {
+			return d.Tenancy > tenancy
+		}
+		return d.Path >= from
+	}, func(d *fileDoc) bool {
+		if d.PlotID != plotID || d.Tenancy != tenancy || (to != "" && d.Path >= to) {
+			return false
+		}
+		if d.Removed {
+			return true
+		}
+		total++
+		if d.Path > after && (limit == 0 || len(rows) < limit) {
+			rows = append(rows, d)
+		}
+		return true
+	})
+	return rows, total
 }

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/services/plots-storage/internal/domain"
+)
+
+// List returns the files of a tenancy whose path starts with prefix, by
+// path, without removed garden files. Valid paths use only characters
+// below '~', so every path with the prefix sorts inside [prefix, prefix+"~").
+func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error) {
+	filter := bson.M{"plot_id": plotID, "tenancy": tenancy, "removed": bson.M{"$ne": true}}
+	to := ""
+	if prefix != "" {
+		to = prefix + "~"
+		filter["path"] = bson.M{"$gte": prefix, "$lt": to}
+	}
+	if m := s.mirror(plotID); m != nil {
+		if err := m.load(ctx, s.docs(plotID)); err != nil {
+			return nil, err
+		}
+		rows := m.list(plotID, tenancy, prefix, to)
+		out := make([]domain.File, len(rows))
+		for i, d := range rows {
+			out[i] = d.file()
+		}
+		return out, nil
+	}
+	docs, err := mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
+		options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
+	if err != nil {
+		return nil, fmt.Errorf("list files: %w", err)
+	}
+	out := make([]domain.File, len(docs))
+	for i, d := range docs {
+		out[i] = d.file()
+	}
+	return out, nil
+}
+
+// ListPage returns at most limit of the files List returns whose paths
+// sort after after ("": from the first), and how many List returns.
+func (s *Files) ListPage(ctx context.Context, plotID, tenancy, prefix, after string, limit int) ([]domain.File, int, error) {
+	filter := bson.M{"plot_id": plotID, "tenancy": tenancy, "removed": bson.M{"$ne": true}}
+	to := ""
+	if prefix != "" {
+		to = prefix + "~"
+		filter["path"] = bson.M{"$gte": prefix, "$lt": to}
+	}
+	if m := s.mirror(plotID); m != nil {
+		if err := m.load(ctx, s.docs(plotID)); err != nil {
+			return nil, 0, err
+		}
+		rows, total := m.page(plotID, tenancy, prefix, to, after, limit)
+		out := make([]domain.File, len(rows))
+		for i, d := range rows {
+			out[i] = d.file()
+		}
+		return out, total, nil
+	}
+	total, err := s.docs(plotID).Collection().CountDocuments(ctx, filter)
+	if err != nil {
+		return nil, 0, fmt.Errorf("count files: %w", err)
+	}
+	// Past a cursor inside the prefix, the page starts after it.
+	if after != "" && after >= prefix {
+		paths := bson.M{"$gt": after}
+		if to != "" {
+			paths["$lt"] = to
+		}
+		filter["path"] = paths
+	}
+	docs, err := mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
+		options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}).SetLimit(int64(limit)))
+	if err != nil {
+		return nil, 0, fmt.Errorf("list files: %w", err)
+	}
+	out := make([]domain.File, len(docs))
+	for i, d := range docs {
+		out[i] = d.file()
+	}
+	return out, int(total), nil
+}
+
+// ListVersion is the version of plotID's list: a List after reading it
+// answers the same as every List until it moves. ok is false on a shared
+// database, where other replicas write without this process seeing it.
+func (s *Files) ListVersion(ctx context.Context, plotID string) (version uint64, ok bool, err error) {
+	m := s.mirror(plotID)
+	if m == nil {
+		return 0, false, nil
+	}
+	if err := m.load(ctx, s.docs(plotID)); err != nil {
+		return 0, false, err
+	}
+	return m.version(plotID), true, nil
+}
