@@ -4,9 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
 	"sharedworld.dev/pkg/mongox"
 )
 
@@ -46,7 +43,7 @@ func (m *fileMirror) keep(d *docs[fileDoc]) {
 
 func (m *fileMirror) load(ctx context.Context, d *docs[fileDoc]) error {
 	return m.Load(ctx, func(ctx context.Context) ([]fileDoc, error) {
-		return mongox.FindAll[fileDoc](ctx, d.Collection(), bson.M{}, options.Find().SetProjection(noOutbox))
+		return mongox.ScanAll[fileDoc](ctx, m.Mirror, d.Collection(), noOutbox)
 	})
 }
 
