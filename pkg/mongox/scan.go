@@ -124,3 +124,13 @@ func project(dst []byte, doc bson.Raw, keep, drop map[string]bool) []byte {
 	dst, _ = bsoncore.AppendDocumentEnd(dst, idx)
 	return dst
 }
+
+// ScanRaw calls each with every document of collection coll through the
+// database's Scanner, as one consistent read; false (and nothing called)
+// when the database has none. The document is valid only during the call.
+func (d *DB) ScanRaw(ctx context.Context, coll string, each func(bson.Raw) error) (bool, error) {
+	if d == nil || d.scanner == nil {
+		return false, nil
+	}
+	return true, d.scanner.Scan(ctx, d.Name(), coll, each)
+}
