@@ -53,5 +53,9 @@ func startBackend(ctx context.Context, cfg Config, log *slog.Logger) (b *platfor
 		}
 		cfg.KafkaBrokers = kafka.Brokers
 	}
-	return &platform.Backend{Client: client, Mode: mode, Brokers: cfg.KafkaBrokers, Stop: stop}, cfg, nil
+	b = &platform.Backend{Client: client, Mode: mode, Brokers: cfg.KafkaBrokers, Stop: stop}
+	if mongo != nil {
+		b.Scanner = mongo
+	}
+	return b, cfg, nil
 }

@@ -318,6 +318,9 @@ func (r *Relay) byID(ctx context.Context, coll *mongo.Collection, ids []string) 
 }
 
 func (r *Relay) sweepCollection(ctx context.Context, coll *mongo.Collection) (int, error) {
+	if sent, ok, err := r.scanSweep(ctx, coll); ok {
+		return sent, err
+	}
 	sent := 0
 	for {
 		docs, err := mongox.FindAll[pendingDoc](ctx, coll, pendingFilter, options.Find().SetProjection(bson.M{OutboxField: 1}).SetLimit(200))

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -52,4 +53,70 @@ func TestRelayTimerSweepsOnSharedOrAfterDoubt(t *testing.T) {
 		relay.Doubt(coll)
 	}
 	testkit.Eventually(t, 10*time.Second, "the unnotified event published by a timed sweep", func() bool { return !pending() })
+}
+
+// finder is a Scanner that reads through the server, counting its scans.
+type finder struct {
+	db    *mongox.DB
+	scans int
+}
+
+func (f *finder) Scan(ctx context.Context, _, coll string, each func(bson.Raw) error) error {
+	f.scans++
+	cur, err := f.db.Collection(coll).Find(ctx, bson.M{})
+	if err != nil {
+		return err
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+		if err := each(cur.Current); err != nil {
+			return err
+		}
+	}
+	return cur.Err()
+}
+
+// A sweep on a database read in process (mongox.Scanner) publishes every
+// entry the scan finds, more than one batch of documents of them, and
+// leaves documents without entries alone.
+func TestRelaySweepThroughScannerPublishesEveryEntry(t *testing.T) {
+	kit := testkit.New(t)
+	if kit.DB.Mode() != mongox.Exclusive {
+		t.Log("only the only writer of a database reads it in process")
+		return
+	}
+	ctx := kit.Ctx()
+	f := &finder{db: kit.DB}
+	db := mongox.NewDB(kit.DB.Database, mongox.Exclusive)
+	db.UseScanner(f)
+	coll := db.Collection("tickets")
+	var docs []any
+	for i := range 450 {
+		id := fmt.Sprintf("tkt_%08d", i)
+		d := bson.M{"_id": id, "title": "t"}
+		switch i % 3 {
+		case 0:
+			ev := events.MustNew("/services/test", id, &ticketsv1.TicketFiled{TicketId: id, Title: "t", Version: 1}, time.Now())
+			d[events.OutboxField] = []events.Event{ev}
+		case 1:
+			d[events.OutboxField] = bson.A{}
+		}
+		docs = append(docs, d)
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	relay := events.NewRelay("test", db, events.NewWriter(kit.Brokers), kit.Logger, coll)
+	relay.Kick()
+	sent, err := relay.Drain(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent != 150 || f.scans != 1 {
+		t.Fatalf("sent %d events with %d scans, want 150 with 1", sent, f.scans)
+	}
+	left, err := coll.CountDocuments(ctx, bson.M{events.OutboxField: bson.M{"$exists": true, "$ne": bson.A{}}})
+	if err != nil || left != 0 {
+		t.Fatalf("%d documents still with outbox entries (%v)", left, err)
+	}
 }

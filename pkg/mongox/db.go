@@ -47,6 +47,8 @@ type DB struct {
 	outboxes outboxes
 	// background runs the Mirrors' scans side by side at start (loads.go).
 	background background
+	// scanner reads whole collections without the server (scan.go).
+	scanner Scanner
 }
 
 // NewDB wraps db for a process that writes it in mode.

@@ -22,6 +22,10 @@ type Backend struct {
 	Brokers []string
 	// Database names a service's database; nil means sharedworld_<service>.
 	Database func(service string) string
+	// Scanner, when set, reads whole collections of an Exclusive database
+	// without the server (the local runner's embedded FerretDB files),
+	// for the in-memory copies' scans at start.
+	Scanner mongox.Scanner
 	// Stop, when set, runs after the client disconnected (the local runner
 	// stops its embedded servers there).
 	Stop func()
@@ -47,7 +51,11 @@ func (b *Backend) DB(service string) *mongox.DB {
 	if b.Database != nil {
 		name = b.Database(service)
 	}
-	return mongox.NewDB(b.Client.Database(name), b.Mode)
+	db := mongox.NewDB(b.Client.Database(name), b.Mode)
+	if b.Scanner != nil {
+		db.UseScanner(b.Scanner)
+	}
+	return db
 }
 
 // Checks are the readiness probes: MongoDB answers a ping, a Kafka broker a dial.

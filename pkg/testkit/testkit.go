@@ -130,6 +130,10 @@ func New(t testing.TB) *Kit {
 	}
 	t.Cleanup(k.Stop)
 	db := mongox.NewDB(client.Database(dbName(t)), Mode())
+	if mongoServer != nil {
+		// as the local runner does: copies fill from FerretDB's files
+		db.UseScanner(mongoServer)
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

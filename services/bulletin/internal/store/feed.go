@@ -70,7 +70,7 @@ func (s *Feed) load(ctx context.Context) error {
 		return nil
 	}
 	return s.mirror.Load(ctx, func(ctx context.Context) ([]feedDoc, error) {
-		return mongox.FindAll[feedDoc](ctx, s.coll, bson.M{})
+		return mongox.ScanAll[feedDoc](ctx, s.mirror.Mirror, s.coll, nil)
 	})
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/bulletin/internal/domain"
@@ -90,7 +88,7 @@ func docMirrorOf[D storedDoc](db *mongox.DB, coll string) docMirror[D] {
 
 func (d docMirror[D]) load(ctx context.Context, coll *mongo.Collection, restore func(domain.Record)) error {
 	err := d.m.Load(ctx, func(ctx context.Context) ([]D, error) {
-		return mongox.FindAll[D](ctx, coll, bson.M{}, options.Find().SetBatchSize(2000))
+		return mongox.ScanAll[D](ctx, d.m, coll, nil)
 	})
 	if err != nil {
 		return fmt.Errorf("load %s records: %w", coll.Name(), err)

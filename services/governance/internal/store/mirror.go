@@ -5,9 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/governance/internal/domain"
@@ -77,12 +74,12 @@ func (s *Store) loadMirrors(ctx context.Context) error {
 		return nil
 	}
 	if err := s.mirrors.proposals.Load(ctx, func(ctx context.Context) ([]proposalDoc, error) {
-		return mongox.FindAll[proposalDoc](ctx, s.proposals.Collection(), bson.M{}, options.Find().SetProjection(withoutBallots))
+		return mongox.ScanAll[proposalDoc](ctx, s.mirrors.proposals, s.proposals.Collection(), withoutBallots)
 	}); err != nil {
 		return err
 	}
 	return s.mirrors.elections.Load(ctx, func(ctx context.Context) ([]electionDoc, error) {
-		return mongox.FindAll[electionDoc](ctx, s.elections.Collection(), bson.M{}, options.Find().SetProjection(withoutBallots))
+		return mongox.ScanAll[electionDoc](ctx, s.mirrors.elections, s.elections.Collection(), withoutBallots)
 	})
 }
 

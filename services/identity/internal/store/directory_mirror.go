@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/identity/internal/domain"
@@ -91,7 +90,7 @@ func trigrams(to []string, s string) []string {
 
 func (s *Citizens) loadMirror(ctx context.Context) error {
 	return s.mirror.Load(ctx, func(ctx context.Context) ([]citizenRow, error) {
-		docs, err := mongox.FindAll[citizenDoc](ctx, s.Collection(), bson.M{}, options.Find().SetProjection(bson.M{mongox.OutboxField: 0}))
+		docs, err := mongox.ScanAll[citizenDoc](ctx, s.mirror.Mirror, s.Collection(), bson.M{mongox.OutboxField: 0})
 		if err != nil {
 			return nil, err
 		}

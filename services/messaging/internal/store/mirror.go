@@ -9,7 +9,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/mongox"
@@ -154,7 +153,7 @@ func (m *mirrors) load(ctx context.Context, s *Store) error {
 
 func loadMirror[R any](ctx context.Context, m *mongox.Mirror[R], coll *mongo.Collection) error {
 	return m.Load(ctx, func(ctx context.Context) ([]R, error) {
-		return mongox.FindAll[R](ctx, coll, bson.M{}, options.Find().SetProjection(bson.M{mongox.OutboxField: 0}))
+		return mongox.ScanAll[R](ctx, m, coll, bson.M{mongox.OutboxField: 0})
 	})
 }
 

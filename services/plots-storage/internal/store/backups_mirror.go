@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"go.mongodb.org/mongo-driver/bson"
-
 	"sharedworld.dev/pkg/mongox"
 )
 
@@ -39,7 +37,7 @@ func (s *Backups) loadMirror(ctx context.Context) error {
 		return nil
 	}
 	return s.mirror.Load(ctx, func(ctx context.Context) ([]backupDoc, error) {
-		return mongox.FindAll[backupDoc](ctx, s.meta.Collection(), bson.M{})
+		return mongox.ScanAll[backupDoc](ctx, s.mirror.Mirror, s.meta.Collection(), nil)
 	})
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/mongox"
 )
@@ -40,7 +39,7 @@ func blobRefsOf(db *mongox.DB) *blobRefs {
 
 func (b *blobRefs) load(ctx context.Context, blobs *mongo.Collection) error {
 	return b.Load(ctx, func(ctx context.Context) ([]blobRef, error) {
-		return mongox.FindAll[blobRef](ctx, blobs, bson.M{}, options.Find().SetProjection(bson.M{"tenancy": 1, "created_at": 1}))
+		return mongox.ScanAll[blobRef](ctx, b.Mirror, blobs, bson.M{"tenancy": 1, "created_at": 1})
 	})
 }
 

@@ -5,9 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
 	"sharedworld.dev/pkg/mongox"
 )
 
@@ -85,7 +82,7 @@ func (m *fileMirror) version(plotID string) uint64 {
 
 func (m *fileMirror) load(ctx context.Context, d *docs[fileDoc]) error {
 	return m.Load(ctx, func(ctx context.Context) ([]fileDoc, error) {
-		return mongox.FindAll[fileDoc](ctx, d.Collection(), bson.M{}, options.Find().SetProjection(noOutbox))
+		return mongox.ScanAll[fileDoc](ctx, m.Mirror, d.Collection(), noOutbox)
 	})
 }
 

@@ -5,9 +5,6 @@ import (
 	"context"
 	"strings"
 
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -53,7 +50,7 @@ func (s *Plots) loadMirror(ctx context.Context) error {
 		return nil
 	}
 	return s.mirror.Load(ctx, func(ctx context.Context) ([]plotDoc, error) {
-		return mongox.FindAll[plotDoc](ctx, s.docs.Collection(), bson.M{}, options.Find().SetProjection(noOutbox))
+		return mongox.ScanAll[plotDoc](ctx, s.mirror.Mirror, s.docs.Collection(), noOutbox)
 	})
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
@@ -141,7 +140,7 @@ func (s *Usage) Holding(ctx context.Context) ([]string, error) {
 	var out []string
 	if s.mirror != nil {
 		err := s.mirror.Load(ctx, func(ctx context.Context) ([]usageDoc, error) {
-			return mongox.FindAll[usageDoc](ctx, s.docs.Collection(), bson.M{}, options.Find().SetProjection(noOutbox))
+			return mongox.ScanAll[usageDoc](ctx, s.mirror, s.docs.Collection(), noOutbox)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("find usage with holds: %w", err)

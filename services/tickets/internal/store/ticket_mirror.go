@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/mongox"
@@ -57,7 +56,7 @@ func (s *Store) loadMirror(ctx context.Context) error {
 		return nil
 	}
 	return s.mirror.Load(ctx, func(ctx context.Context) ([]ticketDoc, error) {
-		return mongox.FindAll[ticketDoc](ctx, s.Collection(), bson.M{}, options.Find().SetProjection(bson.M{mongox.OutboxField: 0}))
+		return mongox.ScanAll[ticketDoc](ctx, s.mirror.Mirror, s.Collection(), bson.M{mongox.OutboxField: 0})
 	})
 }
 
