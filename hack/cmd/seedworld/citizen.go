@@ -72,7 +72,11 @@ func (s *seeder) citizen(ctx context.Context, i int) (*citizen, error) {
 }
 
 func (s *seeder) write(ctx context.Context, c *citizen, plotID, path, text string) error {
-	_, err := s.call(ctx, http.MethodPost, "/api/world/storage/write", c.headers,
+	step := "POST storage/write (plot)"
+	if plotID == "plot_0_0" {
+		step = "POST storage/write (garden)"
+	}
+	_, err := s.callStep(ctx, step, http.MethodPost, "/api/world/storage/write", c.headers,
 		map[string]any{"plot_id": plotID, "path": path, "content": base64.StdEncoding.EncodeToString([]byte(text))}, http.StatusCreated)
 	return err
 }
@@ -97,7 +101,13 @@ func (s *seeder) fileTickets(ctx context.Context, c *citizen, count int) error {
 // call sends one request and wants status; it retries a refused connection
 // or a 503 a few times (the world may be busy), nothing else.
 func (s *seeder) call(ctx context.Context, method, path string, headers map[string]string, body any, want int) (map[string]any, error) {
+	return s.callStep(ctx, method+" "+path, method, path, headers, body, want)
+}
+
+// callStep is call, its latency counted under step.
+func (s *seeder) callStep(ctx context.Context, step, method, path string, headers map[string]string, body any, want int) (map[string]any, error) {
 	raw, _ := json.Marshal(body)
+	defer func(start time.Time) { s.steps.add(step, time.Since(start)) }(time.Now())
 	var last error
 	for attempt := 0; attempt < 5; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, method, s.base+path, bytes.NewReader(raw))

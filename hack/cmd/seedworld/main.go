@@ -93,12 +93,14 @@ type seeder struct {
 	files, garden, backupEvery int
 	tag, adminToken            string
 	failed, ticketCount        atomic.Int64
+	steps                      steps
 }
 
 // each runs fn for k in [0, n) on workers goroutines, printing progress;
 // a failure is counted (the first five printed) and the rest go on.
 func (s *seeder) each(n, workers int, what string, fn func(k int) error) {
 	start := time.Now()
+	last := start
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -115,7 +117,9 @@ func (s *seeder) each(n, workers int, what string, fn func(k int) error) {
 	for k := range n {
 		work <- k
 		if (k+1)%1000 == 0 {
-			fmt.Fprintf(os.Stderr, "%s: %d sent, %.0fs\n", what, k+1, time.Since(start).Seconds())
+			fmt.Fprintf(os.Stderr, "%s: %d sent, %.0fs (%.1f/s over the last 1000)\n", what, k+1, time.Since(start).Seconds(), 1000/time.Since(last).Seconds())
+			s.steps.report(os.Stderr)
+			last = time.Now()
 		}
 	}
 	close(work)

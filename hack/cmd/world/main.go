@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net/http"
+	_ "net/http/pprof" // served only when WORLD_PPROF_ADDR is set
 	"os"
 	"os/signal"
 	"syscall"
@@ -21,6 +23,15 @@ func main() {
 	if err != nil {
 		log.Error("invalid configuration", slog.String("error", err.Error()))
 		os.Exit(2)
+	}
+	if addr := os.Getenv("WORLD_PPROF_ADDR"); addr != "" {
+		// Profiling a local world (its own listener, never the API port):
+		// WORLD_PPROF_ADDR=127.0.0.1:6060, then go tool pprof http://127.0.0.1:6060/debug/pprof/profile
+		go func() {
+			if err := http.ListenAndServe(addr, nil); err != nil {
+				log.Error("pprof listener", slog.String("error", err.Error()))
+			}
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -86,3 +86,44 @@ func BenchmarkRenderAfterPlotClaim(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRenderAfterSeeding is a rendering in the world (10,000
+// citizens, as many plots, 100,000 open tickets) after a citizen registers,
+// claims a plot and files a ticket, as each seeded citizen does: the lists
+// shown must not cost a walk of every record.
+//
+//	go test -run '^$' -bench RenderAfterSeeding -benchtime 200x ./internal/domain/
+func BenchmarkRenderAfterSeeding(b *testing.B) {
+	p := NewProjection()
+	must := func(e Event) {
+		ch, err := p.Plan(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Commit(ch, true)
+	}
+	citizen := func(i int) {
+		id := fmt.Sprintf("emb_%024x", i+1)
+		must(ev("c"+id, CitizenRegistered{AgentID: id, Name: fmt.Sprintf("citizen %d", i), CitizenNumber: int64(i + 1), RegisteredAt: tm(i), Version: 1}))
+		x, y := i%1000, 1+i/1000
+		must(ev(fmt.Sprintf("p%d", i), PlotClaimed{PlotID: fmt.Sprintf("plot_x%d_y%d", x, y), X: x, Y: y, OwnerAgentID: id, DisplayName: "home", Version: 1}))
+	}
+	ticket := func(i int) {
+		must(ev(fmt.Sprintf("t%d", i), TicketFiled{TicketID: fmt.Sprintf("tkt_%08x", i), Category: "bug", Title: "a ticket title", Status: "open", CreatedAt: tm(i), Version: 1}))
+	}
+	for i := range 10000 {
+		citizen(i)
+	}
+	for i := range 100000 {
+		ticket(i)
+	}
+	cfg := WorldConfig{}.WithDefaults(at)
+	b.ResetTimer()
+	for i := range b.N {
+		citizen(10000 + i)
+		ticket(100000 + i)
+		if _, err := Encode(p.Bulletin(cfg)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -28,6 +28,15 @@ type Projection struct {
 
 	dirty sections // what changed since the last render
 	cache renderCache
+	shown shownLists
+}
+
+// shownLists are the records of the bulletin's longer lists, kept as the
+// records change (topK), so that a rendering does not walk every record.
+type shownLists struct {
+	citizens *topK[Citizen]
+	plots    *topK[Plot]
+	tickets  *topK[Ticket]
 }
 
 // NewProjection returns the state of a world where nothing has happened yet:
@@ -43,6 +52,11 @@ func NewProjection() *Projection {
 		announcements: map[string]PostedAnnouncement{},
 		feedIDs:       map[string]struct{}{},
 		dirty:         allSections,
+		shown: shownLists{
+			citizens: newTopK(RecentCitizensShown, citizenNewer, citizenListed, func(c Citizen) string { return c.AgentID }),
+			plots:    newTopK(PlotsShown, plotFirst, plotListed, func(p Plot) string { return p.PlotID }),
+			tickets:  newTopK(OpenTicketsShown, Ticket.newerThan, Ticket.IsOpen, func(t Ticket) string { return t.TicketID }),
+		},
 	}
 	p.put(CommonsPlot())
 	return p
@@ -136,16 +150,19 @@ func (p *Projection) put(r Record) {
 		old := p.citizens[r.AgentID]
 		p.population += b2i(r.Counts()) - b2i(old.Counts())
 		p.citizens[r.AgentID] = r
+		p.shown.citizens.update(old, r)
 		p.dirty |= sectionCitizens
 	case Plot:
 		old := p.plots[r.PlotID]
 		p.plotsClaimed += b2i(r.CountsAsClaimed()) - b2i(old.CountsAsClaimed())
 		p.plots[r.PlotID] = r
+		p.shown.plots.update(old, r)
 		p.dirty |= sectionPlots
 	case Ticket:
 		old := p.tickets[r.TicketID]
 		p.openTickets += b2i(r.IsOpen()) - b2i(old.IsOpen())
 		p.tickets[r.TicketID] = r
+		p.shown.tickets.update(old, r)
 		p.dirty |= sectionTickets
 	case Proposal:
 		p.proposals[r.ProposalID] = r

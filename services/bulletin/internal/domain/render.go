@@ -104,13 +104,13 @@ func (p *Projection) refresh() {
 	d, c := p.dirty, &p.cache
 	p.dirty = 0
 	if d&sectionCitizens != 0 {
-		c.citizens = citizenViews(p.citizens)
+		c.citizens = citizenViews(p.shown.citizens.list(func() []Citizen { return newestCitizens(p.citizens) }))
 	}
 	if d&sectionPlots != 0 {
-		c.plots = plotViews(p.plots)
+		c.plots = plotViews(p.shown.plots.list(func() []Plot { return firstPlots(p.plots) }))
 	}
 	if d&sectionTickets != 0 {
-		c.tickets = ticketViews(p.tickets)
+		c.tickets = ticketViews(p.shown.tickets.list(func() []Ticket { return newestOpenTickets(p.tickets) }))
 	}
 	if d&sectionGovernance != 0 {
 		c.proposals = proposalViews(p.proposals)
@@ -187,17 +187,25 @@ func filtered[T any](m map[string]T, keep func(T) bool) iter.Seq[T] {
 	}
 }
 
-func citizenViews(m map[string]Citizen) []CitizenView {
-	listed := filtered(m, func(c Citizen) bool { return c.Counts() && !c.RegisteredAt.IsZero() })
-	newest := firstK(listed, RecentCitizensShown, func(a, b Citizen) bool {
-		if !a.RegisteredAt.Equal(b.RegisteredAt) {
-			return a.RegisteredAt.After(b.RegisteredAt)
-		}
-		if a.CitizenNumber != b.CitizenNumber {
-			return a.CitizenNumber > b.CitizenNumber
-		}
-		return a.AgentID > b.AgentID
-	})
+// citizenListed and citizenNewer are the selection and order of the
+// bulletin's recent citizens.
+func citizenListed(c Citizen) bool { return c.Counts() && !c.RegisteredAt.IsZero() }
+
+func citizenNewer(a, b Citizen) bool {
+	if !a.RegisteredAt.Equal(b.RegisteredAt) {
+		return a.RegisteredAt.After(b.RegisteredAt)
+	}
+	if a.CitizenNumber != b.CitizenNumber {
+		return a.CitizenNumber > b.CitizenNumber
+	}
+	return a.AgentID > b.AgentID
+}
+
+func newestCitizens(m map[string]Citizen) []Citizen {
+	return firstK(filtered(m, citizenListed), RecentCitizensShown, citizenNewer)
+}
+
+func citizenViews(newest []Citizen) []CitizenView {
 	out := make([]CitizenView, len(newest))
 	for i, c := range newest {
 		out[i] = CitizenView{AgentID: c.AgentID, Name: nullable(c.Name), RegisteredAt: clock.Timestamp(c.RegisteredAt)}
@@ -205,32 +213,58 @@ func citizenViews(m map[string]Citizen) []CitizenView {
 	return out
 }
 
-// plotViews selects on small (x, y, id) keys rather than whole records:
+// plotListed and plotFirst are the selection and order of the bulletin's
+// plots: by x, then y (a cell holds one plot; the id only makes it total).
+func plotListed(p Plot) bool { return p.Claimed }
+
+func plotFirst(a, b Plot) bool {
+	if a.X != b.X {
+		return a.X < b.X
+	}
+	if a.Y != b.Y {
+		return a.Y < b.Y
+	}
+	return a.PlotID < b.PlotID
+}
+
+// firstPlots selects on small (x, y, id) keys rather than whole records:
 // the plots list is the one that can be long, and moving records around the
-// selection heap was most of a rendering's time.
-func plotViews(m map[string]Plot) []PlotView {
+// selection heap was most of a selection's time.
+func firstPlots(m map[string]Plot) []Plot {
 	type cell struct {
 		x, y int
 		id   string
 	}
 	cells := func(yield func(cell) bool) {
 		for id, p := range m {
-			if p.Claimed && !yield(cell{p.X, p.Y, id}) {
+			if plotListed(p) && !yield(cell{p.X, p.Y, id}) {
 				return
 			}
 		}
 	}
-	first := firstK(cells, PlotsShown, func(a, b cell) bool { return a.x < b.x || (a.x == b.x && a.y < b.y) })
-	out := make([]PlotView, len(first))
+	first := firstK(cells, PlotsShown, func(a, b cell) bool {
+		return a.x < b.x || (a.x == b.x && (a.y < b.y || (a.y == b.y && a.id < b.id)))
+	})
+	out := make([]Plot, len(first))
 	for i, c := range first {
-		p := m[c.id]
+		out[i] = m[c.id]
+	}
+	return out
+}
+
+func plotViews(first []Plot) []PlotView {
+	out := make([]PlotView, len(first))
+	for i, p := range first {
 		out[i] = PlotView{PlotID: p.PlotID, X: p.X, Y: p.Y, DisplayName: nullable(p.DisplayName), OwnerAgentID: p.OwnerAgentID}
 	}
 	return out
 }
 
-func ticketViews(m map[string]Ticket) []TicketView {
-	newest := firstK(filtered(m, Ticket.IsOpen), OpenTicketsShown, Ticket.newerThan)
+func newestOpenTickets(m map[string]Ticket) []Ticket {
+	return firstK(filtered(m, Ticket.IsOpen), OpenTicketsShown, Ticket.newerThan)
+}
+
+func ticketViews(newest []Ticket) []TicketView {
 	out := make([]TicketView, len(newest))
 	for i, t := range newest {
 		out[i] = TicketView{TicketID: t.TicketID, Category: t.Category, Title: t.Title, Status: t.Status, CreatedAt: clock.Timestamp(t.CreatedAt)}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -29,6 +30,22 @@ type ticketMirror struct {
 	*mongox.Mirror[ticketDoc]
 	all      *mongox.Order[ticketDoc]
 	byStatus map[domain.Status]*mongox.Order[ticketDoc]
+	// slots orders the tickets by filer, day and daily slot (the unique
+	// daily_slot key): a filing starts at its filer's first free slot.
+	slots *mongox.Order[ticketDoc]
+}
+
+func bySlot(a, b *ticketDoc) int {
+	if c := strings.Compare(a.FiledBy, b.FiledBy); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Day, b.Day); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Slot, b.Slot); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 func oldestFirst(a, b *ticketDoc) int {
@@ -43,7 +60,8 @@ func ticketMirrorOf(db *mongox.DB) *ticketMirror {
 	if m == nil {
 		return nil
 	}
-	tm := &ticketMirror{Mirror: m, all: m.Order("newest", oldestFirst, nil), byStatus: map[domain.Status]*mongox.Order[ticketDoc]{}}
+	tm := &ticketMirror{Mirror: m, all: m.Order("newest", oldestFirst, nil), byStatus: map[domain.Status]*mongox.Order[ticketDoc]{},
+		slots: m.Order("daily_slot", bySlot, nil)}
 	for _, st := range []domain.Status{domain.StatusOpen, domain.StatusAcknowledged, domain.StatusResolved} {
 		tm.byStatus[st] = m.Order("status_newest:"+string(st), oldestFirst, func(d *ticketDoc) bool { return d.Status == string(st) })
 	}
@@ -109,4 +127,17 @@ func (m *ticketMirror) counts() domain.Counts {
 		Acknowledged: int64(m.byStatus[domain.StatusAcknowledged].Len()),
 		Resolved:     int64(m.byStatus[domain.StatusResolved].Len()),
 	}
+}
+
+// taken reports the daily slots filedBy holds on day.
+func (m *ticketMirror) taken(filedBy, day string) map[int]bool {
+	out := map[int]bool{}
+	m.slots.Ascend(func(d *ticketDoc) bool { return bySlot(d, &ticketDoc{FiledBy: filedBy, Day: day}) >= 0 }, func(d *ticketDoc) bool {
+		if d.FiledBy != filedBy || d.Day != day {
+			return false
+		}
+		out[d.Slot] = true
+		return true
+	})
+	return out
 }
