@@ -46,6 +46,7 @@ func TestScanGivesWhatFindGives(t *testing.T) {
 			{Key: "nulls", Value: bson.D{{Key: "x", Value: nil}, {Key: "y", Value: bson.A{nil, nil}}}}},
 		bson.D{{Key: "_id", Value: "rare"}, {Key: "oid", Value: oid}, {Key: "bin", Value: primitive.Binary{Subtype: 0, Data: []byte{0, 1, 2, 250}}},
 			{Key: "uuid", Value: primitive.Binary{Subtype: 4, Data: bytes.Repeat([]byte{7}, 16)}},
+			{Key: "old", Value: primitive.Binary{Subtype: 2, Data: []byte{9, 8, 7}}},
 			{Key: "re", Value: primitive.Regex{Pattern: "^a.*b$", Options: "i"}}, {Key: "ts", Value: primitive.Timestamp{T: 1700000000, I: 42}}},
 		bson.D{{Key: "_id", Value: oid}, {Key: "keyed by", Value: "an ObjectID"}},
 	}

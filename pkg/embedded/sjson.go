@@ -197,7 +197,13 @@ func appendValue(dst []byte, key string, t *sjsonTyp, v []byte) ([]byte, error) 
 		if err != nil || t.Subtype == nil {
 			return bad(fmt.Errorf("binary: %v", err))
 		}
-		return bsoncore.AppendBinaryElement(dst, key, *t.Subtype, b), nil
+		// Written by hand: for subtype 2 (the old binary) bsoncore adds an
+		// inner length, while FerretDB stores and answers the bytes as the
+		// client sent them, inner length included.
+		dst = bsoncore.AppendHeader(dst, bsontype.Binary, key)
+		dst = bsoncore.AppendInt32(dst, int32(len(b)))
+		dst = append(dst, *t.Subtype)
+		return append(dst, b...), nil
 	case "regex":
 		s, err := jsonString(v)
 		if err != nil || t.Options == nil {

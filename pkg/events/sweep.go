@@ -19,7 +19,13 @@ import (
 
 // scanSweep publishes the outbox entries of coll found by a scan of the
 // database's files; ok is false when the database has no Scanner.
+// A scan that fails before it found anything (a row it cannot read, files
+// it does not know) leaves the sweep to the find, which reads through
+// FerretDB; only a cancelled ctx ends it.
 func (r *Relay) scanSweep(ctx context.Context, coll *mongo.Collection) (sent int, ok bool, err error) {
+	if coll.Database().Name() != r.db.Name() {
+		return 0, false, nil // the Scanner reads r.db's files only
+	}
 	var ids []string
 	ok, err = r.db.ScanRaw(ctx, coll.Name(), func(doc bson.Raw) error {
 		v, err := doc.LookupErr(OutboxField)
@@ -38,8 +44,14 @@ func (r *Relay) scanSweep(ctx context.Context, coll *mongo.Collection) (sent int
 		ids = append(ids, id)
 		return nil
 	})
-	if !ok || err != nil {
-		return 0, ok, err
+	if !ok {
+		return 0, false, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, true, err
+		}
+		return 0, false, nil
 	}
 	for len(ids) > 0 {
 		batch := ids[:min(len(ids), 200)]

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -56,9 +57,12 @@ func TestRelayTimerSweepsOnSharedOrAfterDoubt(t *testing.T) {
 }
 
 // finder is a Scanner that reads through the server, counting its scans.
+// With fail set it stops with an error after the first document, as a
+// row it cannot read would.
 type finder struct {
 	db    *mongox.DB
 	scans int
+	fail  bool
 }
 
 func (f *finder) Scan(ctx context.Context, _, coll string, each func(bson.Raw) error) error {
@@ -72,6 +76,9 @@ func (f *finder) Scan(ctx context.Context, _, coll string, each func(bson.Raw) e
 		if err := each(cur.Current); err != nil {
 			return err
 		}
+		if f.fail {
+			return errors.New("a row of an unknown shape")
+		}
 	}
 	return cur.Err()
 }
@@ -80,13 +87,23 @@ func (f *finder) Scan(ctx context.Context, _, coll string, each func(bson.Raw) e
 // entry the scan finds, more than one batch of documents of them, and
 // leaves documents without entries alone.
 func TestRelaySweepThroughScannerPublishesEveryEntry(t *testing.T) {
+	sweepThroughScanner(t, false)
+}
+
+// A scan that fails leaves the sweep to the find: every entry is still
+// published, once.
+func TestRelaySweepFindsWhenTheScanFails(t *testing.T) {
+	sweepThroughScanner(t, true)
+}
+
+func sweepThroughScanner(t *testing.T, fail bool) {
 	kit := testkit.New(t)
 	if kit.DB.Mode() != mongox.Exclusive {
 		t.Log("only the only writer of a database reads it in process")
 		return
 	}
 	ctx := kit.Ctx()
-	f := &finder{db: kit.DB}
+	f := &finder{db: kit.DB, fail: fail}
 	db := mongox.NewDB(kit.DB.Database, mongox.Exclusive)
 	db.UseScanner(f)
 	coll := db.Collection("tickets")

@@ -40,11 +40,7 @@ func (d *DB) UseScanner(s Scanner) {
 func ScanAll[T, R any](ctx context.Context, m *Mirror[R], coll *mongo.Collection, projection bson.M) ([]T, error) {
 	keep, drop, ok := topLevel(projection)
 	if m == nil || m.db == nil || m.db.scanner == nil || coll.Database().Name() != m.db.Name() || !ok {
-		opts := options.Find()
-		if len(projection) > 0 {
-			opts.SetProjection(projection)
-		}
-		return FindAll[T](ctx, coll, bson.M{}, opts)
+		return findAllProjected[T](ctx, coll, projection)
 	}
 	out := []T{}
 	var buf []byte
@@ -60,10 +56,24 @@ func ScanAll[T, R any](ctx context.Context, m *Mirror[R], coll *mongo.Collection
 		out = append(out, v)
 		return nil
 	})
+	if err != nil && ctx.Err() == nil {
+		// A row the Scanner cannot read, or files it does not know: the
+		// find reads the same documents through the database (slower, and
+		// a document T cannot hold fails there as well).
+		return findAllProjected[T](ctx, coll, projection)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", coll.Name(), err)
 	}
 	return out, nil
+}
+
+func findAllProjected[T any](ctx context.Context, coll *mongo.Collection, projection bson.M) ([]T, error) {
+	opts := options.Find()
+	if len(projection) > 0 {
+		opts.SetProjection(projection)
+	}
+	return FindAll[T](ctx, coll, bson.M{}, opts)
 }
 
 // topLevel reads a projection of top-level fields: all kept (keep) or all

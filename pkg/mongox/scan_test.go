@@ -2,6 +2,7 @@ package mongox_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -89,5 +90,50 @@ func TestScanAllGivesWhatFindAllGives(t *testing.T) {
 		if scanned := f.scans > before; scanned != (c.scanned && db.Exclusive()) {
 			t.Errorf("%s: scanned %v on a %s database", c.name, scanned, db.Mode())
 		}
+	}
+}
+
+// broken is a Scanner that gives one document and then fails, as a row it
+// cannot read or files it does not know would.
+type broken struct{ scans int }
+
+func (b *broken) Scan(_ context.Context, _, _ string, each func(bson.Raw) error) error {
+	b.scans++
+	doc, _ := bson.Marshal(bson.M{"_id": "made-up"})
+	if err := each(doc); err != nil {
+		return err
+	}
+	return errors.New("a row of an unknown shape")
+}
+
+// A scan that fails gives way to the find: the copy loads what the
+// database holds, nothing of the failed scan.
+func TestScanAllFallsBackToTheFindWhenTheScanFails(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	coll := kit.DB.Collection("scanned")
+	if _, err := coll.InsertMany(ctx, []any{bson.M{"_id": "a", "n": 1}, bson.M{"_id": "b", "n": 2}}); err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		ID string `bson:"_id"`
+		N  int    `bson:"n"`
+	}
+	b := &broken{}
+	db := mongox.NewDB(kit.DB.Database, kit.DB.Mode())
+	db.UseScanner(b)
+	m := mongox.MirrorOf(db, "scanned", func(d *doc) string { return d.ID })
+	if m == nil {
+		m = mongox.NewMirror(func(d *doc) string { return d.ID })
+	}
+	got, err := mongox.ScanAll[doc](ctx, m, coll, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []doc{{"a", 1}, {"b", 2}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if db.Exclusive() && b.scans != 1 {
+		t.Fatalf("%d scans, want 1 before the find", b.scans)
 	}
 }

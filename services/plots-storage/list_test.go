@@ -218,7 +218,7 @@ func TestListPages(t *testing.T) {
 	if got, next, _ := page("&cursor=" + url.QueryEscape(httpxCursor(t, "/notes/c.md"))); fmt.Sprint(got) != "[/notes/d.md /notes/e.md /notes/f.md]" || next != "" {
 		t.Fatalf("a cursor alone pages by the default limit: %v %q", got, next)
 	}
-	for _, bad := range []string{"&limit=0", "&limit=x", "&cursor=e30", "&cursor=%25%25", "&limit=2&cursor=bm90LWpzb24"} {
+	for _, bad := range []string{"&limit=0", "&limit=x", "&cursor=e30", "&cursor=%25%25", "&limit=2&cursor=bm90LWpzb24", "&cursor=eyJhZnRlciI6IiJ9", "&cursor=eyJhZnRlciI6Im5vdC1hLXBhdGgifQ"} {
 		w.do(t, http.MethodGet, base+bad, nil, ada.Headers()).ExpectError(t, 400, "invalid_request")
 	}
 	whole := w.do(t, http.MethodGet, base, nil, ada.Headers())

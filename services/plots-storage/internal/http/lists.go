@@ -21,7 +21,9 @@ const (
 	// send would only push the large answers out.
 	keptListMin = 16 << 10
 	// keptListBudget bounds the bytes of kept answers (JSON and gzip).
-	keptListBudget = 64 << 20
+	// Each is held twice, in memory and in the in-memory file sendfile
+	// reads, so they take up to twice this.
+	keptListBudget = 32 << 20
 )
 
 // keptLists are the encoded answers of large lists by listing.
@@ -117,7 +119,14 @@ func (k *keptLists) build(into *keyed, encode func() ([]byte, error)) (*keptList
 	case err != nil || len(b) < keptListMin:
 		k.dropLocked(into.key, e) // counts nothing: it was never counted
 	default:
-		k.bytes += len(b)
+		// A gzip form made while the encoding was still being kept is
+		// counted here; one made later, by gzipped.
+		e.mu.Lock()
+		if e.gz != nil {
+			e.gzLen = len(e.gz.Bytes())
+		}
+		e.mu.Unlock()
+		k.bytes += len(b) + e.gzLen
 		k.trimLocked(into.key)
 	}
 	return e, err
@@ -171,7 +180,7 @@ func (k *keptLists) gzipped(e *keptList) *httpx.StaticBody {
 	if made {
 		// Counted outside e.mu: dropLocked takes e.mu under k.mu.
 		k.mu.Lock()
-		if !e.dropped && len(e.body.Bytes()) >= keptListMin {
+		if e.done && !e.dropped && e.gzLen == 0 && len(e.body.Bytes()) >= keptListMin {
 			e.gzLen = len(gz.Bytes())
 			k.bytes += e.gzLen
 			k.trimLocked(listKey{})

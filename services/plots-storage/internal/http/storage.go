@@ -141,6 +141,11 @@ func (h *Handlers) listPage(c *fiber.Ctx, l app.Listing) error {
 		if err := httpx.DecodeCursor(raw, &at); err != nil {
 			return err
 		}
+		// The list makes cursors of paths only: anything else was made up
+		// (an empty one would start over at the first page).
+		if domain.ValidatePath(at.After) != nil {
+			return httpx.DecodeCursor("", &at)
+		}
 	}
 	// One more than the page says whether another follows.
 	files, total, err := h.App.ListPage(c.UserContext(), l, at.After, limit+1)

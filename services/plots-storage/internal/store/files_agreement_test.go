@@ -131,3 +131,25 @@ func TestListVersionMovesWithEveryChange(t *testing.T) {
 		}
 	}
 }
+
+// Every Files of a database shares its copies, and so the versions: a
+// write through one moves the version another reads.
+func TestListVersionIsSharedByEveryStoreOfTheDatabase(t *testing.T) {
+	kit := testkit.New(t)
+	if kit.DB.Mode() != mongox.Exclusive {
+		t.Log("a shared database keeps no list versions")
+		return
+	}
+	ctx := kit.Ctx()
+	reader, writer := newFiles(t, kit.DB), newFiles(t, kit.DB)
+	before, _, err := reader.ListVersion(ctx, domain.CommonsPlotID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.Change(ctx, domain.CommonsPlotID, "commons", "/garden/x/a.md", grow("w")); err != nil {
+		t.Fatal(err)
+	}
+	if after, _, err := reader.ListVersion(ctx, domain.CommonsPlotID); err != nil || after == before {
+		t.Fatalf("a write through another store left the version at %d (%v)", after, err)
+	}
+}

@@ -21,11 +21,24 @@ type fileMirror struct {
 	versions map[string]uint64
 }
 
+// fileMirrors holds one fileMirror per copy: every Files of a database
+// shares its copies (mongox.MirrorOf), so they must share the versions
+// too, or a write through one would leave another's kept lists stale.
+var fileMirrors sync.Map // *mongox.Mirror[fileDoc] → *fileMirror
+
 func fileMirrorOf(db *mongox.DB, coll string) *fileMirror {
 	m := mongox.MirrorOf(db, coll, func(d *fileDoc) string { return d.ID })
 	if m == nil {
 		return nil
 	}
+	if fm, ok := fileMirrors.Load(m); ok {
+		return fm.(*fileMirror)
+	}
+	fm, _ := fileMirrors.LoadOrStore(m, newFileMirror(m))
+	return fm.(*fileMirror)
+}
+
+func newFileMirror(m *mongox.Mirror[fileDoc]) *fileMirror {
 	return &fileMirror{Mirror: m, versions: map[string]uint64{}, byPath: m.Order("plot_tenancy_path", func(a, b *fileDoc) int {
 		for _, c := range [...]int{strings.Compare(a.PlotID, b.PlotID), strings.Compare(a.Tenancy, b.Tenancy), strings.Compare(a.Path, b.Path)} {
 			if c != 0 {
