@@ -2,7 +2,6 @@ package events_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -56,33 +55,6 @@ func TestRelayTimerSweepsOnSharedOrAfterDoubt(t *testing.T) {
 	testkit.Eventually(t, 10*time.Second, "the unnotified event published by a timed sweep", func() bool { return !pending() })
 }
 
-// finder is a Scanner that reads through the server, counting its scans.
-// With fail set it stops with an error after the first document, as a
-// row it cannot read would.
-type finder struct {
-	db    *mongox.DB
-	scans int
-	fail  bool
-}
-
-func (f *finder) Scan(ctx context.Context, _, coll string, each func(bson.Raw) error) error {
-	f.scans++
-	cur, err := f.db.Collection(coll).Find(ctx, bson.M{})
-	if err != nil {
-		return err
-	}
-	defer cur.Close(ctx)
-	for cur.Next(ctx) {
-		if err := each(cur.Current); err != nil {
-			return err
-		}
-		if f.fail {
-			return errors.New("a row of an unknown shape")
-		}
-	}
-	return cur.Err()
-}
-
 // A sweep on a database read in process (mongox.Scanner) publishes every
 // entry the scan finds, more than one batch of documents of them, and
 // leaves documents without entries alone.
@@ -103,7 +75,7 @@ func sweepThroughScanner(t *testing.T, fail bool) {
 		return
 	}
 	ctx := kit.Ctx()
-	f := &finder{db: kit.DB, fail: fail}
+	f := &testkit.Finder{DB: kit.DB, Fail: fail}
 	db := mongox.NewDB(kit.DB.Database, mongox.Exclusive)
 	db.UseScanner(f)
 	coll := db.Collection("tickets")
@@ -129,8 +101,8 @@ func sweepThroughScanner(t *testing.T, fail bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sent != 150 || f.scans != 1 {
-		t.Fatalf("sent %d events with %d scans, want 150 with 1", sent, f.scans)
+	if sent != 150 || f.Scans != 1 {
+		t.Fatalf("sent %d events with %d scans, want 150 with 1", sent, f.Scans)
 	}
 	left, err := coll.CountDocuments(ctx, bson.M{events.OutboxField: bson.M{"$exists": true, "$ne": bson.A{}}})
 	if err != nil || left != 0 {

@@ -1,8 +1,6 @@
 package mongox_test
 
 import (
-	"context"
-	"errors"
 	"reflect"
 	"testing"
 
@@ -12,27 +10,6 @@ import (
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
 )
-
-// finder is a Scanner that reads through the server, counting its scans.
-type finder struct {
-	db    *mongox.DB
-	scans int
-}
-
-func (f *finder) Scan(ctx context.Context, _, coll string, each func(bson.Raw) error) error {
-	f.scans++
-	cur, err := f.db.Collection(coll).Find(ctx, bson.M{})
-	if err != nil {
-		return err
-	}
-	defer cur.Close(ctx)
-	for cur.Next(ctx) {
-		if err := each(cur.Current); err != nil {
-			return err
-		}
-	}
-	return cur.Err()
-}
 
 // ScanAll gives what FindAll with the same projection gives: fields left
 // out, or only those kept (with _id), and on a Shared database, or with a
@@ -54,7 +31,7 @@ func TestScanAllGivesWhatFindAllGives(t *testing.T) {
 		Outbox []bson.M `bson:"_outbox"`
 		Deep   bson.M   `bson:"deep"`
 	}
-	f := &finder{db: kit.DB}
+	f := &testkit.Finder{DB: kit.DB}
 	db := mongox.NewDB(kit.DB.Database, kit.DB.Mode())
 	db.UseScanner(f)
 	m := mongox.MirrorOf(db, "scanned", func(d *doc) string { return d.ID })
@@ -71,7 +48,7 @@ func TestScanAllGivesWhatFindAllGives(t *testing.T) {
 		{"only name and rank", bson.M{"name": 1, "rank": 1}, true},
 		{"a nested field", bson.M{"deep.y": 0}, false},
 	} {
-		before := f.scans
+		before := f.Scans
 		got, err := mongox.ScanAll[doc](ctx, m, coll, c.projection)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -87,23 +64,10 @@ func TestScanAllGivesWhatFindAllGives(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: ScanAll %+v, FindAll %+v", c.name, got, want)
 		}
-		if scanned := f.scans > before; scanned != (c.scanned && db.Exclusive()) {
+		if scanned := f.Scans > before; scanned != (c.scanned && db.Exclusive()) {
 			t.Errorf("%s: scanned %v on a %s database", c.name, scanned, db.Mode())
 		}
 	}
-}
-
-// broken is a Scanner that gives one document and then fails, as a row it
-// cannot read or files it does not know would.
-type broken struct{ scans int }
-
-func (b *broken) Scan(_ context.Context, _, _ string, each func(bson.Raw) error) error {
-	b.scans++
-	doc, _ := bson.Marshal(bson.M{"_id": "made-up"})
-	if err := each(doc); err != nil {
-		return err
-	}
-	return errors.New("a row of an unknown shape")
 }
 
 // A scan that fails gives way to the find: the copy loads what the
@@ -119,7 +83,7 @@ func TestScanAllFallsBackToTheFindWhenTheScanFails(t *testing.T) {
 		ID string `bson:"_id"`
 		N  int    `bson:"n"`
 	}
-	b := &broken{}
+	b := &testkit.Finder{DB: kit.DB, Fail: true}
 	db := mongox.NewDB(kit.DB.Database, kit.DB.Mode())
 	db.UseScanner(b)
 	m := mongox.MirrorOf(db, "scanned", func(d *doc) string { return d.ID })
@@ -133,7 +97,7 @@ func TestScanAllFallsBackToTheFindWhenTheScanFails(t *testing.T) {
 	if want := []doc{{"a", 1}, {"b", 2}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
-	if db.Exclusive() && b.scans != 1 {
-		t.Fatalf("%d scans, want 1 before the find", b.scans)
+	if db.Exclusive() && b.Scans != 1 {
+		t.Fatalf("%d scans, want 1 before the find", b.Scans)
 	}
 }
