@@ -271,15 +271,6 @@ func (a *App) ListPage(ctx context.Context, l Listing, after string, limit int) 
 	return a.Files.ListPage(ctx, l.PlotID, l.Tenancy, l.Prefix, after, limit)
 }
 
-// List returns the files of a plot under prefix.
-func (a *App) List(ctx context.Context, agentID, plotID, prefix string) ([]domain.File, error) {
-	l, err := a.OpenList(ctx, agentID, plotID, prefix)
-	if err != nil {
-		return nil, err
-	}
-	return a.ListFiles(ctx, l)
-}
-
 // Delete removes a file (the plot owner only; in the garden, its planter)
 // and gives its space back. The deletion is a version of its own, so it
 // races with writes like a write.

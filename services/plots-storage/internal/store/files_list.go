@@ -15,54 +15,52 @@ import (
 // path, without removed garden files. Valid paths use only characters
 // below '~', so every path with the prefix sorts inside [prefix, prefix+"~").
 func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error) {
-	filter := bson.M{"plot_id": plotID, "tenancy": tenancy, "removed": bson.M{"$ne": true}}
-	to := ""
-	if prefix != "" {
-		to = prefix + "~"
-		filter["path"] = bson.M{"$gte": prefix, "$lt": to}
-	}
+	filter, to := listFilter(plotID, tenancy, prefix)
 	if m := s.mirror(plotID); m != nil {
 		if err := m.load(ctx, s.docs(plotID)); err != nil {
 			return nil, err
 		}
-		rows := m.list(plotID, tenancy, prefix, to)
-		out := make([]domain.File, len(rows))
-		for i, d := range rows {
-			out[i] = d.file()
-		}
-		return out, nil
+		rows, _ := m.page(plotID, tenancy, prefix, to, "", 0)
+		return filesOf(rows), nil
 	}
 	docs, err := mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
 		options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
 	}
+	return filesOf(docs), nil
+}
+
+// listFilter is List's query on the database, and the end of its path
+// range ("": none).
+func listFilter(plotID, tenancy, prefix string) (filter bson.M, to string) {
+	filter = bson.M{"plot_id": plotID, "tenancy": tenancy, "removed": bson.M{"$ne": true}}
+	if prefix != "" {
+		to = prefix + "~"
+		filter["path"] = bson.M{"$gte": prefix, "$lt": to}
+	}
+	return filter, to
+}
+
+// filesOf is the files of docs, rows of the copy or of the database.
+func filesOf[D interface{ file() domain.File }](docs []D) []domain.File {
 	out := make([]domain.File, len(docs))
 	for i, d := range docs {
 		out[i] = d.file()
 	}
-	return out, nil
+	return out
 }
 
 // ListPage returns at most limit of the files List returns whose paths
 // sort after after ("": from the first), and how many List returns.
 func (s *Files) ListPage(ctx context.Context, plotID, tenancy, prefix, after string, limit int) ([]domain.File, int, error) {
-	filter := bson.M{"plot_id": plotID, "tenancy": tenancy, "removed": bson.M{"$ne": true}}
-	to := ""
-	if prefix != "" {
-		to = prefix + "~"
-		filter["path"] = bson.M{"$gte": prefix, "$lt": to}
-	}
+	filter, to := listFilter(plotID, tenancy, prefix)
 	if m := s.mirror(plotID); m != nil {
 		if err := m.load(ctx, s.docs(plotID)); err != nil {
 			return nil, 0, err
 		}
 		rows, total := m.page(plotID, tenancy, prefix, to, after, limit)
-		out := make([]domain.File, len(rows))
-		for i, d := range rows {
-			out[i] = d.file()
-		}
-		return out, total, nil
+		return filesOf(rows), total, nil
 	}
 	total, err := s.docs(plotID).Collection().CountDocuments(ctx, filter)
 	if err != nil {
@@ -81,11 +79,7 @@ func (s *Files) ListPage(ctx context.Context, plotID, tenancy, prefix, after str
 	if err != nil {
 		return nil, 0, fmt.Errorf("list files: %w", err)
 	}
-	out := make([]domain.File, len(docs))
-	for i, d := range docs {
-		out[i] = d.file()
-	}
-	return out, int(total), nil
+	return filesOf(docs), int(total), nil
 }
 
 // ListVersion is the version of plotID's list: a List after reading it

@@ -99,34 +99,12 @@ func (m *fileMirror) load(ctx context.Context, d *docs[fileDoc]) error {
 	})
 }
 
-// list is List's query: a tenancy's files with paths in [from, to), by
-// path, without removed garden files. The rows are the copy's own (never
-// changed, only replaced): pointers, since the whole garden's 10,000 rows
-// copied while growing the slice cost more than encoding them.
-func (m *fileMirror) list(plotID, tenancy, from, to string) []*fileDoc {
-	out := []*fileDoc{}
-	m.byPath.Ascend(func(d *fileDoc) bool {
-		if d.PlotID != plotID {
-			return d.PlotID > plotID
-		}
-		if d.Tenancy != tenancy {
-			return d.Tenancy > tenancy
-		}
-		return d.Path >= from
-	}, func(d *fileDoc) bool {
-		if d.PlotID != plotID || d.Tenancy != tenancy || (to != "" && d.Path >= to) {
-			return false
-		}
-		if !d.Removed {
-			out = append(out, d)
-		}
-		return true
-	})
-	return out
-}
-
-// page is ListPage's query: of the files list would return, at most limit
-// (0: all) whose paths sort after after, and how many list would return.
+// page is the query of List and ListPage: a tenancy's files with paths in
+// [from, to), by path, without removed garden files, at most limit (0:
+// all) of them whose paths sort after after, and how many there are in
+// all. The rows are the copy's own (never changed, only replaced):
+// pointers, since the whole garden's 10,000 rows copied while growing the
+// slice cost more than encoding them.
 func (m *fileMirror) page(plotID, tenancy, from, to, after string, limit int) (rows []*fileDoc, total int) {
 	m.byPath.Ascend(func(d *fileDoc) bool {
 		if d.PlotID != plotID {
