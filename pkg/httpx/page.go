@@ -62,9 +62,15 @@ func EncodeCursor(pos any) string {
 // silently restart the list.
 func DecodeCursor(raw string, pos any) error {
 	if !sameFields(raw, pos) {
-		return problem.Invalid("Unknown cursor.", "Pass back the pagination.next value of the previous page unchanged, or omit cursor for the first page.")
+		return UnknownCursor()
 	}
 	return nil
+}
+
+// UnknownCursor is the refusal of a cursor the list did not make: one
+// DecodeCursor refuses, or one whose fields a list finds made up.
+func UnknownCursor() error {
+	return problem.Invalid("Unknown cursor.", "Pass back the pagination.next value of the previous page unchanged, or omit cursor for the first page.")
 }
 
 func sameFields(raw string, pos any) bool {

@@ -28,7 +28,7 @@ func decodeCursor(raw string) (*domain.Position, error) {
 		return nil, err
 	}
 	if _, err := domain.ParseProposalID(c.ID); err != nil || c.CreatedAtMs <= 0 {
-		return nil, problem.Invalid("Unknown cursor.", "Pass back the pagination.next value of the previous page unchanged, or omit cursor for the first page.")
+		return nil, httpx.UnknownCursor()
 	}
 	return &domain.Position{CreatedAt: time.UnixMilli(c.CreatedAtMs).UTC(), ID: c.ID}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/httpx"
-	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/messaging/internal/domain"
 )
 
@@ -34,7 +33,7 @@ func decodeCursor(raw, prefix string) (*domain.Position, error) {
 		return nil, err
 	}
 	if !domain.ValidID(prefix, c.ID) || c.AtMs <= 0 {
-		return nil, problem.Invalid("Unknown cursor.", "Pass back the pagination.next value of the previous page unchanged, or omit cursor for the first page.")
+		return nil, httpx.UnknownCursor()
 	}
 	return &domain.Position{At: time.UnixMilli(c.AtMs).UTC(), ID: c.ID}, nil
 }

@@ -144,7 +144,7 @@ func (h *Handlers) listPage(c *fiber.Ctx, l app.Listing) error {
 		// The list makes cursors of paths only: anything else was made up
 		// (an empty one would start over at the first page).
 		if domain.ValidatePath(at.After) != nil {
-			return httpx.DecodeCursor("", &at)
+			return httpx.UnknownCursor()
 		}
 	}
 	// One more than the page says whether another follows.

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/httpx"
-	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/tickets/internal/domain"
 )
 
@@ -30,7 +29,7 @@ func decodeCursor(raw string) (*domain.Position, error) {
 	}
 	id, err := domain.ParseTicketID(c.ID)
 	if err != nil || c.CreatedAtMs <= 0 {
-		return nil, problem.Invalid("Unknown cursor.", "Pass back the pagination.next value of the previous page unchanged, or omit cursor for the first page.")
+		return nil, httpx.UnknownCursor()
 	}
 	return &domain.Position{CreatedAt: time.UnixMilli(c.CreatedAtMs).UTC(), ID: id}, nil
 }
