@@ -10,13 +10,7 @@ import (
 func bigWorld(b *testing.B) *Projection {
 	b.Helper()
 	p := NewProjection()
-	must := func(e Event) {
-		ch, err := p.Plan(e)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p.Commit(ch, true)
-	}
+	must := applier(b, p)
 	for i := range 5000 {
 		id := fmt.Sprintf("emb_%024x", i+1)
 		must(ev("c"+id, CitizenRegistered{AgentID: id, Name: fmt.Sprintf("citizen %d", i), CitizenNumber: int64(i + 1), RegisteredAt: tm(i), Version: 1}))
@@ -33,6 +27,17 @@ func bigWorld(b *testing.B) *Projection {
 			Pinned: i == 39, PostedAt: tm(i), Version: 1}))
 	}
 	return p
+}
+
+// applier plans and commits events on p, failing b on a refused one.
+func applier(b *testing.B, p *Projection) func(Event) {
+	return func(e Event) {
+		ch, err := p.Plan(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Commit(ch, true)
+	}
 }
 
 // BenchmarkApplyEvent measures planning and committing one event in memory
@@ -95,13 +100,7 @@ func BenchmarkRenderAfterPlotClaim(b *testing.B) {
 //	go test -run '^$' -bench RenderAfterSeeding -benchtime 200x ./internal/domain/
 func BenchmarkRenderAfterSeeding(b *testing.B) {
 	p := NewProjection()
-	must := func(e Event) {
-		ch, err := p.Plan(e)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p.Commit(ch, true)
-	}
+	must := applier(b, p)
 	citizen := func(i int) {
 		id := fmt.Sprintf("emb_%024x", i+1)
 		must(ev("c"+id, CitizenRegistered{AgentID: id, Name: fmt.Sprintf("citizen %d", i), CitizenNumber: int64(i + 1), RegisteredAt: tm(i), Version: 1}))
