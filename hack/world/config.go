@@ -32,6 +32,10 @@ type Config struct {
 	// the client's address in (WORLD_CLIENT_IP_HEADER): the per-source
 	// rate limits count that address.
 	ClientIPHeader string `env:"WORLD_CLIENT_IP_HEADER"`
+	// PprofAddr, when set, serves Go's net/http/pprof on a listener of
+	// its own (WORLD_PPROF_ADDR), never the API port: to profile a local
+	// world.
+	PprofAddr string `env:"WORLD_PPROF_ADDR"`
 	// TokenGenerated is set when the runner made the ambassador token up.
 	TokenGenerated bool `env:"-"`
 }

@@ -24,11 +24,10 @@ func main() {
 		log.Error("invalid configuration", slog.String("error", err.Error()))
 		os.Exit(2)
 	}
-	if addr := os.Getenv("WORLD_PPROF_ADDR"); addr != "" {
-		// Profiling a local world (its own listener, never the API port):
+	if cfg.PprofAddr != "" {
 		// WORLD_PPROF_ADDR=127.0.0.1:6060, then go tool pprof http://127.0.0.1:6060/debug/pprof/profile
 		go func() {
-			if err := http.ListenAndServe(addr, nil); err != nil {
+			if err := http.ListenAndServe(cfg.PprofAddr, nil); err != nil {
 				log.Error("pprof listener", slog.String("error", err.Error()))
 			}
 		}()
