@@ -27,30 +27,28 @@ import (
 type fastRoutes struct {
 	mu     sync.Mutex
 	routes atomic.Pointer[map[string]fastRoute] // replaced whole, read without a lock
+
+	red    *routeMetrics
+	base   *slog.Logger
+	sample int           // log one successful read in this many (1 or less: all)
+	reads  atomic.Uint64 // successful reads, for the sampling
 }
 
 type fastRoute struct {
 	path string // the metric's route label, as Fiber's route path
-	h    FastHandler
+	h    fastHandler
+	doc  func() *Document // the front door's answer (see Serve)
 }
 
-// FastHandler answers a request on the fast path and returns true, or
+// fastHandler answers a request on the fast path and returns true, or
 // returns false, having written nothing, to leave it to the app's route.
 // It is for answers kept in memory: it gets no request context, so no
 // request deadline bounds a call it would make to a database or a service.
-type FastHandler func(ctx *fasthttp.RequestCtx) bool
+type fastHandler func(ctx *fasthttp.RequestCtx) bool
 
 var fastApps sync.Map // *fiber.App → *fastRoutes
 
-// FastGET serves GET and HEAD of path with h ahead of the app's router (an
-// app of NewApp; on another, nothing changes). Register the same path on
-// the app too: it serves whatever h declines.
-func FastGET(app *fiber.App, path string, h FastHandler) {
-	v, ok := fastApps.Load(app)
-	if !ok {
-		return
-	}
-	f := v.(*fastRoutes)
+func (f *fastRoutes) add(path string, r fastRoute) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	next := map[string]fastRoute{}
@@ -59,24 +57,50 @@ func FastGET(app *fiber.App, path string, h FastHandler) {
 			next[p] = r
 		}
 	}
-	next[path] = fastRoute{path: path, h: h}
+	next[path] = r
 	f.routes.Store(&next)
+}
+
+// lookup is the fast route of path (a lookup by a conversion does not
+// allocate).
+func (f *fastRoutes) lookup(path []byte) (fastRoute, bool) {
+	routes := f.routes.Load()
+	if routes == nil {
+		return fastRoute{}, false
+	}
+	r, ok := (*routes)[string(path)]
+	return r, ok
+}
+
+// done records a request answered ahead of the chain as the chain would:
+// the exact request metrics, and the access line (sampled for successful
+// reads, always for errors).
+func (f *fastRoutes) done(method, route string, status int, id []byte, elapsed time.Duration) {
+	f.red.observe(method, route, status, elapsed)
+	if status < 400 && f.sample > 1 && f.reads.Add(1)%uint64(f.sample) != 0 {
+		return
+	}
+	if !f.base.Enabled(context.Background(), slog.LevelInfo) {
+		return
+	}
+	log := logging.FromContext(logging.WithRequest(context.Background(), f.base, string(id)))
+	log.LogAttrs(context.Background(), slog.LevelInfo, "request",
+		slog.String("method", method), slog.String("path", route),
+		slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 }
 
 // fastPath puts the fast routes of app in front of the server's handler.
 func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) {
-	f := &fastRoutes{}
+	f := &fastRoutes{red: red, base: base, sample: sample}
 	fastApps.Store(app, f)
 	srv := app.Server()
 	next := srv.Handler
-	var reads atomic.Uint64
 	srv.Handler = func(ctx *fasthttp.RequestCtx) {
-		routes := f.routes.Load()
-		if routes == nil || !(ctx.IsGet() || ctx.IsHead()) || len(ctx.URI().QueryString()) != 0 || len(ctx.Request.Body()) != 0 {
+		if !(ctx.IsGet() || ctx.IsHead()) || len(ctx.URI().QueryString()) != 0 || len(ctx.Request.Body()) != 0 {
 			next(ctx)
 			return
 		}
-		fr, ok := (*routes)[string(ctx.Path())] // a lookup by a conversion does not allocate
+		fr, ok := f.lookup(ctx.Path())
 		if !ok {
 			next(ctx)
 			return
@@ -95,30 +119,17 @@ func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) 
 			next(ctx)
 			return
 		}
-		status := ctx.Response.StatusCode()
 		method := fiber.MethodGet
 		if ctx.IsHead() {
 			method = fiber.MethodHead
 		}
-		route := fr.path
-		elapsed := time.Since(start)
-		red.observe(method, route, status, elapsed)
-		if status < 400 && sample > 1 && reads.Add(1)%uint64(sample) != 0 {
-			return
-		}
-		if !base.Enabled(context.Background(), slog.LevelInfo) {
-			return
-		}
-		log := logging.FromContext(logging.WithRequest(context.Background(), base, string(id)))
-		log.LogAttrs(context.Background(), slog.LevelInfo, "request",
-			slog.String("method", method), slog.String("path", route),
-			slog.Int("status", status), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+		f.done(method, fr.path, ctx.Response.StatusCode(), id, time.Since(start))
 	}
 }
 
 // serveFast runs h with the request id set, and turns a panic into
 // INTERNAL_ERROR as recoverPanics does.
-func serveFast(ctx *fasthttp.RequestCtx, h FastHandler, base *slog.Logger, id []byte) (handled bool) {
+func serveFast(ctx *fasthttp.RequestCtx, h fastHandler, base *slog.Logger, id []byte) (handled bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			base.Error("panic", slog.String("request_id", string(id)), slog.String("panic", fmt.Sprint(r)), slog.String("stack", string(debug.Stack())))

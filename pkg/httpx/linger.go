@@ -52,6 +52,18 @@ type lingerConn struct {
 	// headerBeforeFile: the next write is a response header whose body
 	// follows with sendfile (SendStatic).
 	headerBeforeFile atomic.Bool
+	// pending: bytes the front door read and handed over with the
+	// connection, which reads return first.
+	pending []byte
+}
+
+func (c *lingerConn) Read(p []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
 }
 
 // Write sends a header announced by SendStatic with MSG_MORE, so that it
@@ -72,7 +84,7 @@ func (c *lingerConn) ReadFrom(r io.Reader) (int64, error) {
 	c.headerBeforeFile.Store(false)
 	if st, ok := r.(*staticStream); ok && st.conn == c {
 		if sc, ok := c.Conn.(syscall.Conn); ok {
-			return sendStatic(sc, st)
+			return sendFile(sc, st.body, &st.off)
 		}
 	}
 	if rf, ok := c.Conn.(io.ReaderFrom); ok {

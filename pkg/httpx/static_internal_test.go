@@ -31,7 +31,7 @@ func staticServer(t *testing.T, current *atomic.Pointer[StaticBody]) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = app.Listener(LingeringListener(ln)) }()
+	go func() { _ = Serve(app, ln) }()
 	t.Cleanup(func() { _ = app.ShutdownWithTimeout(5 * time.Second) })
 	return ln.Addr().String()
 }

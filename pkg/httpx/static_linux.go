@@ -24,16 +24,16 @@ func memFile(b []byte) *os.File {
 	return f
 }
 
-// sendStatic writes the rest of r to the socket with sendfile from the
-// body's file at the stream's own offset (the file's position is shared by
-// every response and never used), waiting for the socket as a write does
-// (its deadline applies).
-func sendStatic(sock syscall.Conn, r *staticStream) (int64, error) {
+// sendFile writes body from *off on to the socket with sendfile from the
+// body's file at that offset (the file's position is shared by every
+// response and never used), waiting for the socket as a write does (its
+// deadline applies). The caller holds a reference to the file (acquire).
+func sendFile(sock syscall.Conn, body *StaticBody, off *int) (int64, error) {
 	raw, err := sock.SyscallConn()
 	if err != nil {
 		return 0, err
 	}
-	file, err := r.body.file.SyscallConn()
+	file, err := body.file.SyscallConn()
 	if err != nil {
 		return 0, err
 	}
@@ -41,11 +41,11 @@ func sendStatic(sock syscall.Conn, r *staticStream) (int64, error) {
 	var serr error
 	ferr := file.Control(func(in uintptr) {
 		err := raw.Write(func(out uintptr) bool {
-			for r.off < len(r.body.data) {
-				off := int64(r.off)
-				n, err := syscall.Sendfile(int(out), int(in), &off, len(r.body.data)-r.off)
+			for *off < len(body.data) {
+				at := int64(*off)
+				n, err := syscall.Sendfile(int(out), int(in), &at, len(body.data)-*off)
 				if n > 0 {
-					r.off += n
+					*off += n
 					sent += int64(n)
 				}
 				switch {

@@ -11,7 +11,7 @@ import (
 // Without memfd and sendfile a StaticBody is served from memory.
 func memFile([]byte) *os.File { return nil }
 
-func sendStatic(syscall.Conn, *staticStream) (int64, error) {
+func sendFile(syscall.Conn, *StaticBody, *int) (int64, error) {
 	return 0, errors.New("sendfile is not used on this system")
 }
 

@@ -126,7 +126,7 @@ func serve(t *testing.T, a *fiber.App) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = a.Listener(httpx.LingeringListener(ln)) }()
+	go func() { _ = httpx.Serve(a, ln) }()
 	t.Cleanup(func() { _ = a.Shutdown() })
 	return ln.Addr().String()
 }

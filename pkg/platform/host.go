@@ -17,7 +17,6 @@ import (
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/events"
-	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/mongox"
 )
 
@@ -203,14 +202,13 @@ func (h *Host) Services() []Service { return h.services }
 // URL is the base URL of the public routes once Start returned.
 func (h *Host) URL() string { return h.url }
 
-// listen opens a listener whose connections refused with a 413 drain the
-// rest of the upload first, so that every client reads the answer.
+// listen opens a listener to serve with httpx.Serve.
 func listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	return httpx.LingeringListener(ln), nil
+	return ln, nil
 }
 
 // close releases what New acquired.

@@ -57,11 +57,11 @@ func (h *Host) Start(ctx context.Context) error {
 		h.admin = httpx.NewApp(httpx.Options{Service: name + "-admin", Logger: h.log})
 		httpx.MountHealth(h.admin, checks...)
 		httpx.MountMetrics(h.admin)
-		go func() { h.served <- h.admin.Listener(adminLn) }()
+		go func() { h.served <- httpx.Serve(h.admin, adminLn) }()
 	}
 	h.url = "http://" + ln.Addr().String()
 	h.startBackground(ctx)
-	go func() { h.served <- h.app.Listener(ln) }()
+	go func() { h.served <- httpx.Serve(h.app, ln) }()
 	return nil
 }
 

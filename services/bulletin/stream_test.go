@@ -27,7 +27,7 @@ func (w *world) serve(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = w.app.Listener(httpx.LingeringListener(ln)) }()
+	go func() { _ = httpx.Serve(w.app, ln) }()
 	t.Cleanup(func() { _ = w.app.ShutdownWithTimeout(time.Second) })
 	return "http://" + ln.Addr().String()
 }

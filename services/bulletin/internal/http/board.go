@@ -76,7 +76,7 @@ func (h *Handlers) board(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentSecurityPolicy, boardPolicy)
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set(fiber.HeaderReferrerPolicy, "no-referrer")
-	if etagMatches(c.Get(fiber.HeaderIfNoneMatch), p.etag) {
+	if httpx.ETagMatches(c.Get(fiber.HeaderIfNoneMatch), p.etag) {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, contentTypeHTML)

@@ -34,7 +34,7 @@ func (h *Handlers) Routes(r fiber.Router) {
 	r.Get("/", h.board)
 	r.Get("/api/world/bulletin", h.bulletin)
 	if app, ok := r.(*fiber.App); ok {
-		httpx.FastGET(app, "/api/world/bulletin", h.document)
+		httpx.DocumentGET(app, "/api/world/bulletin", h.document)
 	}
 	r.Get("/api/world/events", h.events)
 	ambassador := auth.Ambassador(h.AmbassadorToken)

@@ -1,0 +1,278 @@
+package httpx
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Serve serves app on ln until the app shuts down, as every host does:
+// connections refused with a 413 drain the upload before closing
+// (LingeringListener), and a connection is read first by the front door.
+//
+// The front door answers document GETs (DocumentGET) itself, request after
+// request, for as long as a connection asks for nothing else: a reader of
+// the bulletin (a board polling it, a cache, a load balancer's check) never
+// reaches fasthttp, whose per-request work (header parsing into maps, its
+// connection tracking, deadlines, buffered writer) was most of the time a
+// 30 KB document took beyond the kernel's own, measured against nginx with
+// hack/bench/bulletin-vs-nginx.sh. The first request of any other kind,
+// or in any other shape (see parseFront), hands the connection with the
+// bytes already read to the full server for the rest of its life, so the
+// front door never has to agree with it on anything but where a request
+// starts. What the chain gives every request stays: the request id, exact
+// metrics under the route's label, the sampled access line.
+func Serve(app *fiber.App, ln net.Listener) error {
+	ln = LingeringListener(ln)
+	if v, ok := fastApps.Load(app); ok {
+		srv := app.Server()
+		idle := srv.IdleTimeout
+		if idle <= 0 {
+			idle = srv.ReadTimeout
+		}
+		ln = newFrontDoor(ln, v.(*fastRoutes), frontTimeouts{read: srv.ReadTimeout, write: srv.WriteTimeout, idle: idle})
+	}
+	return app.Listener(ln)
+}
+
+type frontTimeouts struct{ read, write, idle time.Duration }
+
+// frontDoor is the listener the full server accepts from: it accepts every
+// connection itself and hands over those it does not keep.
+type frontDoor struct {
+	inner    net.Listener // a LingeringListener
+	routes   *fastRoutes
+	timeouts frontTimeouts
+	isRoute  func(path []byte) bool
+
+	handoff   chan *lingerConn
+	acceptErr chan error
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	closing   atomic.Bool
+
+	mu    sync.Mutex
+	conns map[*lingerConn]struct{} // kept by the front door, for Close
+}
+
+func newFrontDoor(inner net.Listener, routes *fastRoutes, t frontTimeouts) *frontDoor {
+	d := &frontDoor{inner: inner, routes: routes, timeouts: t,
+		handoff: make(chan *lingerConn), acceptErr: make(chan error, 1), done: make(chan struct{}),
+		conns: map[*lingerConn]struct{}{}}
+	d.isRoute = func(path []byte) bool {
+		r, ok := routes.lookup(path)
+		return ok && r.doc != nil
+	}
+	go d.acceptLoop()
+	return d
+}
+
+func (d *frontDoor) acceptLoop() {
+	for {
+		c, err := d.inner.Accept()
+		if err != nil {
+			select {
+			case d.acceptErr <- err:
+			case <-d.done:
+			}
+			return
+		}
+		lc := c.(*lingerConn)
+		if !d.keep(lc) {
+			_ = lc.Close()
+			continue
+		}
+		go d.serveConn(lc)
+	}
+}
+
+// Accept returns the next connection handed over to the full server.
+func (d *frontDoor) Accept() (net.Conn, error) {
+	select {
+	case c := <-d.handoff:
+		return c, nil
+	case err := <-d.acceptErr:
+		return nil, err
+	case <-d.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops accepting and ends the connections the front door keeps
+// once their current answer is written (they wait for a next request).
+func (d *frontDoor) Close() error {
+	d.closeOnce.Do(func() {
+		d.closing.Store(true)
+		close(d.done)
+		d.closeErr = d.inner.Close()
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for c := range d.conns {
+			_ = c.Conn.SetReadDeadline(time.Unix(1, 0))
+		}
+	})
+	return d.closeErr
+}
+
+func (d *frontDoor) Addr() net.Addr { return d.inner.Addr() }
+
+func (d *frontDoor) keep(c *lingerConn) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closing.Load() {
+		return false
+	}
+	d.conns[c] = struct{}{}
+	return true
+}
+
+func (d *frontDoor) release(c *lingerConn) {
+	d.mu.Lock()
+	delete(d.conns, c)
+	d.mu.Unlock()
+}
+
+// serveConn answers document GETs on c until it closes or asks for
+// something else, then hands it over with what was read of that request.
+func (d *frontDoor) serveConn(c *lingerConn) {
+	handOver := false
+	defer func() {
+		if r := recover(); r != nil {
+			d.routes.base.Error("panic", slog.String("panic", fmt.Sprint(r)), slog.String("stack", string(debug.Stack())))
+			handOver = false
+		}
+		d.release(c)
+		if !handOver {
+			_ = c.Close()
+			return
+		}
+		select {
+		case d.handoff <- c:
+		case <-d.done:
+			_ = c.Close()
+		}
+	}()
+	fc := frontConn{door: d, conn: c, in: make([]byte, frontBufferSize)}
+	handOver = fc.serve()
+}
+
+// frontBufferSize bounds a request the front door reads: a document GET
+// is a few hundred bytes; a longer header block goes to the full server.
+const frontBufferSize = 4 << 10
+
+// frontConn is one connection at the front door.
+type frontConn struct {
+	door    *frontDoor
+	conn    *lingerConn
+	in      []byte
+	have    int    // bytes of in read and not yet answered
+	out     []byte // the response header being written
+	readBy  time.Time
+	writeBy time.Time
+}
+
+// serve answers requests until the connection ends (false) or is to be
+// handed over (true, the unanswered bytes left in conn.pending).
+func (f *frontConn) serve() bool {
+	wait := f.door.timeouts.read // for the first request, as the full server
+	var started time.Time        // when the request being read began
+	for {
+		if f.have > 0 {
+			req, verdict := parseFront(f.in[:f.have], f.door.isRoute)
+			if verdict == frontServe {
+				switch f.answer(req) {
+				case answerWritten:
+					f.have = copy(f.in, f.in[req.size:f.have])
+					wait, started = f.door.timeouts.idle, time.Now()
+					continue
+				case answerFailed:
+					return false
+				}
+				verdict = frontPass // no document yet: its app route answers
+			}
+			if verdict == frontPass || f.have == len(f.in) {
+				f.conn.pending = f.in[:f.have]
+				return true
+			}
+		}
+		if f.door.closing.Load() {
+			return false
+		}
+		now := time.Now()
+		if f.have == 0 {
+			f.deadline(now.Add(wait))
+		} else {
+			f.deadline(started.Add(f.door.timeouts.read))
+		}
+		if f.door.closing.Load() { // Close may have set this connection's deadline before this did
+			return false
+		}
+		n, err := f.conn.Conn.Read(f.in[f.have:])
+		if f.have == 0 {
+			started = now
+		}
+		f.have += n
+		if err != nil {
+			// The end of the connection or its deadline: closed without an
+			// answer, as the full server does (serverErrors).
+			return false
+		}
+	}
+}
+
+// deadline moves the read deadline to at, unless it is already within a
+// second of it: one system call a second rather than one a request.
+func (f *frontConn) deadline(at time.Time) {
+	if d := at.Sub(f.readBy); d < time.Second && d > -time.Second {
+		return
+	}
+	if f.conn.Conn.SetReadDeadline(at) == nil {
+		f.readBy = at
+	}
+}
+
+type answerResult int
+
+const (
+	answerWritten answerResult = iota
+	answerDeclined // no document yet
+	answerFailed   // the connection broke: close it
+)
+
+// answer writes the response to req, with the request's metrics and
+// access line.
+func (f *frontConn) answer(req frontRequest) answerResult {
+	start := time.Now()
+	route, ok := f.door.routes.lookup(req.path)
+	if !ok || route.doc == nil {
+		return answerDeclined
+	}
+	doc := route.doc()
+	if doc == nil {
+		return answerDeclined
+	}
+	var drawn [16]byte
+	id := req.requestID
+	if len(id) == 0 || len(id) > 64 {
+		drawRequestID(&drawn)
+		id = drawn[:]
+	}
+	if at := start.Add(f.door.timeouts.write); at.Sub(f.writeBy) > time.Second {
+		if f.conn.Conn.SetWriteDeadline(at) == nil {
+			f.writeBy = at
+		}
+	}
+	status, err := f.write(start, doc, req, id)
+	f.door.routes.done(fiber.MethodGet, route.path, status, id, time.Since(start))
+	if err != nil {
+		return answerFailed
+	}
+	return answerWritten
+}
