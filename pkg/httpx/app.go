@@ -113,7 +113,7 @@ func withAllow(routes *routeTable) fiber.ErrorHandler {
 
 // serverErrors answers the errors fasthttp meets before a request reaches
 // Fiber: a body over the limit (named against its route's own limit, and
-// the connection drains the rest of the upload: see LingeringListener) and
+// the connection drains the rest of the upload: see lingeringListener) and
 // a request line with headers over the read buffer.
 func serverErrors(srv *fasthttp.Server, limits map[string]int) {
 	next := srv.ErrorHandler

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"github.com/valyala/fasthttp"
 
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/metrics"
@@ -20,34 +19,33 @@ func requests(service, method, route, code string) float64 {
 // A fast GET answers ahead of the router with what the middleware chain
 // gives every request: the request id (kept or drawn), exact metrics under
 // the route's label, the sampled access line with its request id; a query,
-// a body or a declining handler goes to the app's route instead, counted
-// once.
-func TestFastGETKeepsWhatTheChainGives(t *testing.T) {
+// a body or a document not there yet goes to the app's route instead,
+// counted once.
+func TestDocumentGETKeepsWhatTheChainGives(t *testing.T) {
 	var sink lockedBuffer
 	a := httpx.NewApp(httpx.Options{Service: "fasttest", Logger: slog.New(slog.NewJSONHandler(&sink, nil)), AccessLogSample: 4})
+	doc := httpx.NewDocument(`"v1"`, "public, max-age=5", []byte(`{"ok":true}`), gzipped(t, `{"ok":true}`))
 	ready := true
 	a.Get("/doc", func(c *fiber.Ctx) error {
 		c.Set("X-Served-By", "router")
 		return httpx.OK(c, 200, nil)
 	})
-	httpx.FastGET(a, "/doc", func(ctx *fasthttp.RequestCtx) bool {
+	httpx.DocumentGET(a, "/doc", func() *httpx.Document {
 		if !ready {
-			return false
+			return nil
 		}
-		ctx.Response.Header.Set("X-Served-By", "fast")
-		ctx.SetContentType(httpx.ContentTypeJSON)
-		ctx.SetBodyString(`{"ok":true}`)
-		return true
+		return doc
 	})
 
 	for range 8 {
 		r := testkit.Do(t, a, testkit.Request{Method: "GET", Path: "/doc"})
-		if r.Status != 200 || r.Header["X-Served-By"] != "fast" || len(r.Header["X-Request-Id"]) != 16 {
-			t.Fatalf("GET: status %d, headers %v", r.Status, r.Header)
+		if r.Status != 200 || r.Header["X-Served-By"] != "" || r.Header["Etag"] != `"v1"` || r.Header["Vary"] != "Accept-Encoding" ||
+			r.Header["Cache-Control"] != "public, max-age=5" || r.Body["ok"] != true || len(r.Header["X-Request-Id"]) != 16 {
+			t.Fatalf("GET: status %d, headers %v, body %s", r.Status, r.Header, r.Raw)
 		}
 	}
 	r := testkit.Do(t, a, testkit.Request{Method: "HEAD", Path: "/doc", Headers: map[string]string{"X-Request-Id": "req-fast"}})
-	if r.Status != 200 || r.Header["X-Served-By"] != "fast" || r.Header["X-Request-Id"] != "req-fast" || len(r.Raw) != 0 {
+	if r.Status != 200 || r.Header["X-Served-By"] != "" || r.Header["Etag"] != `"v1"` || r.Header["X-Request-Id"] != "req-fast" || len(r.Raw) != 0 {
 		t.Fatalf("HEAD: status %d, %d bytes, headers %v", r.Status, len(r.Raw), r.Header)
 	}
 	if n := requests("fasttest", "GET", "/doc", "200"); n != 8 {
@@ -80,11 +78,11 @@ func TestFastGETKeepsWhatTheChainGives(t *testing.T) {
 
 // A panic on the fast path is the contract's INTERNAL_ERROR, counted and
 // always logged with the request id.
-func TestFastGETPanicIsAnInternalError(t *testing.T) {
+func TestDocumentGETPanicIsAnInternalError(t *testing.T) {
 	var sink lockedBuffer
 	a := httpx.NewApp(httpx.Options{Service: "fastpanic", Logger: slog.New(slog.NewJSONHandler(&sink, nil)), AccessLogSample: 100})
 	a.Get("/boom", func(c *fiber.Ctx) error { return httpx.OK(c, 200, nil) })
-	httpx.FastGET(a, "/boom", func(*fasthttp.RequestCtx) bool { panic("bad state") })
+	httpx.DocumentGET(a, "/boom", func() *httpx.Document { panic("bad state") })
 	r := testkit.Do(t, a, testkit.Request{Method: "GET", Path: "/boom", Headers: map[string]string{"X-Request-Id": "req-boom"}})
 	if r.Status != 500 || r.Body["ok"] != false || r.Body["error"] != "INTERNAL_ERROR" || r.Body["hint"] == "" || r.Header["X-Request-Id"] != "req-boom" {
 		t.Fatalf("panic: status %d, body %s, headers %v", r.Status, r.Raw, r.Header)

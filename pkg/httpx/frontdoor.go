@@ -14,7 +14,7 @@ import (
 
 // Serve serves app on ln until the app shuts down, as every host does:
 // connections refused with a 413 drain the upload before closing
-// (LingeringListener), and a connection is read first by the front door.
+// (lingeringListener), and a connection is read first by the front door.
 //
 // The front door answers document GETs (DocumentGET) itself, request after
 // request, for as long as a connection asks for nothing else: a reader of
@@ -29,7 +29,7 @@ import (
 // starts. What the chain gives every request stays: the request id, exact
 // metrics under the route's label, the sampled access line.
 func Serve(app *fiber.App, ln net.Listener) error {
-	ln = LingeringListener(ln)
+	ln = lingeringListener(ln)
 	if v, ok := fastApps.Load(app); ok {
 		srv := app.Server()
 		idle := srv.IdleTimeout
@@ -46,7 +46,7 @@ type frontTimeouts struct{ read, write, idle time.Duration }
 // frontDoor is the listener the full server accepts from: it accepts every
 // connection itself and hands over those it does not keep.
 type frontDoor struct {
-	inner    net.Listener // a LingeringListener
+	inner    net.Listener // a lingeringListener
 	routes   *fastRoutes
 	timeouts frontTimeouts
 	isRoute  func(path []byte) bool
@@ -269,9 +269,11 @@ func (f *frontConn) answer(req frontRequest) answerResult {
 			f.writeBy = at
 		}
 	}
-	status, err := f.write(start, doc, req, id)
+	// Counted and logged before it leaves, as on the full server: a client
+	// that read its answer finds it in the metrics.
+	status, body := f.header(start, doc, req, id)
 	f.door.routes.done(fiber.MethodGet, route.path, status, id, time.Since(start))
-	if err != nil {
+	if err := f.send(body); err != nil {
 		return answerFailed
 	}
 	return answerWritten

@@ -9,20 +9,17 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// write sends the answer to req from doc, with the headers the full server
-// gives it (ServeDocument), in its order: 304 to a matching If-None-Match,
-// else the encoding the request accepts. A body kept in a file leaves by
-// sendfile after the header (written with MSG_MORE, so both share a
-// segment); a smaller one is written with the header in one call.
-func (f *frontConn) write(now time.Time, doc *Document, req frontRequest, id []byte) (status int, err error) {
+// header builds the header of the answer to req from doc in f.out, with
+// the headers the full server gives it (ServeDocument), in its order: 304
+// to a matching If-None-Match, else the encoding the request accepts. It
+// returns the status and the body to send (nil: none).
+func (f *frontConn) header(now time.Time, doc *Document, req frontRequest, id []byte) (int, *StaticBody) {
 	h := f.out[:0]
 	if len(req.ifNoneMatch) > 0 && ETagMatches(string(req.ifNoneMatch), string(doc.etag)) {
 		h = append(h, "HTTP/1.1 304 Not Modified\r\nDate: "...)
 		h = appendDate(h, now)
-		h = appendDocumentHeaders(h, doc, id)
-		_, err = f.conn.Conn.Write(h)
-		f.keepOut(h)
-		return fiber.StatusNotModified, err
+		f.out = appendDocumentHeaders(h, doc, id)
+		return fiber.StatusNotModified, nil
 	}
 	body, gz := doc.body(string(req.acceptEncoding))
 	h = append(h, "HTTP/1.1 200 OK\r\nDate: "...)
@@ -33,22 +30,32 @@ func (f *frontConn) write(now time.Time, doc *Document, req frontRequest, id []b
 	}
 	h = append(h, "\r\nContent-Length: "...)
 	h = strconv.AppendInt(h, int64(len(body.data)), 10)
-	h = appendDocumentHeaders(h, doc, id)
-	sock, ok := f.conn.Conn.(syscall.Conn)
-	if ok && body.acquire() {
+	f.out = appendDocumentHeaders(h, doc, id)
+	return fiber.StatusOK, body
+}
+
+// send writes the header in f.out and body. A body kept in a file leaves
+// by sendfile after the header (written with MSG_MORE, so both share a
+// segment); a smaller one is written with the header in one call.
+func (f *frontConn) send(body *StaticBody) error {
+	h := f.out
+	defer f.keepOut()
+	if body == nil {
+		_, err := f.conn.Conn.Write(h)
+		return err
+	}
+	if sock, ok := f.conn.Conn.(syscall.Conn); ok && body.acquire() {
 		defer body.release()
-		f.keepOut(h)
-		if _, err = writeMore(sock, h); err != nil {
-			return fiber.StatusOK, err
+		if _, err := writeMore(sock, h); err != nil {
+			return err
 		}
 		off := 0
-		_, err = sendFile(sock, body, &off)
-		return fiber.StatusOK, err
+		_, err := sendFile(sock, body, &off)
+		return err
 	}
-	h = append(h, body.data...)
-	_, err = f.conn.Conn.Write(h)
-	f.keepOut(h)
-	return fiber.StatusOK, err
+	f.out = append(h, body.data...)
+	_, err := f.conn.Conn.Write(f.out)
+	return err
 }
 
 // appendDocumentHeaders ends a header block with what every answer of a
@@ -65,9 +72,9 @@ func appendDocumentHeaders(h []byte, doc *Document, id []byte) []byte {
 
 // keepOut keeps the header buffer for the next answer, unless a body made
 // it large: an idle connection holds no more than a header's worth.
-func (f *frontConn) keepOut(h []byte) {
-	if cap(h) <= 1<<10 {
-		f.out = h[:0]
+func (f *frontConn) keepOut() {
+	if cap(f.out) > 1<<10 {
+		f.out = nil
 	}
 }
 

@@ -26,9 +26,9 @@ const (
 	lingerConns   = 256              // at most this many at once; beyond, close at once
 )
 
-// LingeringListener wraps a listener so that connections refused with a
+// lingeringListener wraps a listener so that connections refused with a
 // 413 drain the rest of the upload before closing. Serve the app on it.
-func LingeringListener(ln net.Listener) net.Listener {
+func lingeringListener(ln net.Listener) net.Listener {
 	return &lingerListener{Listener: ln, slots: make(chan struct{}, lingerConns)}
 }
 
@@ -134,7 +134,7 @@ func (c *lingerConn) drain() {
 }
 
 // markLinger flags the request's connection for a lingering close, when it
-// came through a LingeringListener.
+// came through a lingeringListener.
 func markLinger(ctx *fasthttp.RequestCtx) {
 	if lc, ok := ctx.Conn().(*lingerConn); ok {
 		lc.lingerOnClose()

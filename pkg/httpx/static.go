@@ -81,7 +81,7 @@ func (s *StaticBody) release() {
 }
 
 // SendStatic sets the response body to s. A GET on a connection of a
-// LingeringListener sends a body with a file by sendfile, header and body
+// lingeringListener sends a body with a file by sendfile, header and body
 // in one TCP segment when they fit; anything else (HEAD, a small body, a
 // connection of another kind) gets the bytes. In a Fiber handler, pass
 // c.Context().

@@ -17,7 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// staticServer serves GET /doc from *current on a LingeringListener, as
+// staticServer serves GET /doc from *current on a lingeringListener, as
 // the host does, and returns its address.
 func staticServer(t *testing.T, current *atomic.Pointer[StaticBody]) string {
 	t.Helper()

@@ -1,0 +1,274 @@
+package httpx_test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"sharedworld.dev/pkg/httpx"
+)
+
+func gzipped(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := io.WriteString(w, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// frontApp serves GET /doc from *current (nil: not there yet, the route
+// answers 503) and POST /echo, on a real listener as the host does.
+func frontApp(t *testing.T, service string, log *slog.Logger, current *atomic.Pointer[httpx.Document], o httpx.Options) (*fiber.App, string) {
+	t.Helper()
+	o.Service, o.Logger = service, log
+	a := httpx.NewApp(o)
+	a.Get("/doc", func(c *fiber.Ctx) error {
+		if d := current.Load(); d != nil {
+			c.Set("X-Served-By", "router")
+			httpx.ServeDocument(c.Context(), d)
+			return nil
+		}
+		return c.Status(503).JSON(fiber.Map{"ok": false, "error": "UNAVAILABLE"})
+	})
+	a.Post("/echo", func(c *fiber.Ctx) error { return c.Send(c.Body()) })
+	httpx.DocumentGET(a, "/doc", current.Load)
+	return a, serve(t, a)
+}
+
+// conversation is one keep-alive connection driven with raw bytes.
+type conversation struct {
+	t    *testing.T
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+func dial(t *testing.T, addr string) *conversation {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return &conversation{t: t, conn: c, br: bufio.NewReader(c)}
+}
+
+func (c *conversation) send(raw string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.conn, raw); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *conversation) read(method string) (*http.Response, []byte) {
+	c.t.Helper()
+	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(c.br, &http.Request{Method: method})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return resp, body
+}
+
+func docGET(headers ...string) string {
+	return "GET /doc HTTP/1.1\r\nHost: test\r\n" + strings.Join(append(headers, ""), "\r\n") + "\r\n"
+}
+
+// big is n bytes of JSON text that no shifted copy matches.
+func big(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 'a' + byte((i*7+i/251)%26)
+	}
+	b[0], b[n-1] = '"', '"'
+	return b
+}
+
+// A connection that reads the document is answered by the front door:
+// both encodings (a large one by sendfile), 304 to its tag, the request id
+// kept or drawn, every request counted once under the route and logged as
+// sampled. Its first other request, a POST, goes to the full server with
+// nothing lost, and so does everything after it on that connection.
+func TestFrontDoorAnswersDocumentReaders(t *testing.T) {
+	var sink lockedBuffer
+	json := big(40 << 10)
+	gz := gzipped(t, string(json))
+	var current atomic.Pointer[httpx.Document]
+	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", json, gz))
+	_, addr := frontApp(t, "frontdoor", slog.New(slog.NewJSONHandler(&sink, nil)), &current, httpx.Options{AccessLogSample: 2})
+	c := dial(t, addr)
+
+	c.send(docGET())
+	resp, body := c.read("GET")
+	if resp.StatusCode != 200 || !bytes.Equal(body, json) || resp.Header.Get("Content-Encoding") != "" ||
+		resp.Header.Get("Content-Type") != httpx.ContentTypeJSON || resp.Header.Get("Etag") != `"v1"` ||
+		resp.Header.Get("Vary") != "Accept-Encoding" || resp.Header.Get("Cache-Control") != "public, max-age=5" ||
+		len(resp.Header.Get("X-Request-Id")) != 16 || resp.Header.Get("Date") == "" || resp.Header.Get("X-Served-By") != "" {
+		t.Fatalf("identity: %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
+	}
+	c.send(docGET("Accept-Encoding: gzip, deflate", "X-Request-Id: req-front"))
+	resp, body = c.read("GET")
+	if resp.StatusCode != 200 || !bytes.Equal(body, gz) || resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("X-Request-Id") != "req-front" {
+		t.Fatalf("gzip: %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
+	}
+	c.send(docGET(`If-None-Match: "v0", W/"v1"`))
+	resp, body = c.read("GET")
+	if resp.StatusCode != 304 || len(body) != 0 || resp.Header.Get("Etag") != `"v1"` || resp.Header.Get("Content-Length") != "" {
+		t.Fatalf("a matching tag: %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
+	}
+	if n := requests("frontdoor", "GET", "/doc", "200"); n != 2 {
+		t.Fatalf("200s counted %v times, want 2", n)
+	}
+	if n := requests("frontdoor", "GET", "/doc", "304"); n != 1 {
+		t.Fatalf("304s counted %v times, want 1", n)
+	}
+
+	// A new version is what the next request gets.
+	current.Store(httpx.NewDocument(`"v2"`, "public, max-age=5", []byte(`{"v":2}`), gzipped(t, `{"v":2}`)))
+	c.send(docGET())
+	if resp, body = c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":2}` || resp.Header.Get("Etag") != `"v2"` {
+		t.Fatalf("after a change: %d %s %v", resp.StatusCode, body, resp.Header)
+	}
+
+	c.send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"a\":\"b\"}")
+	if resp, body = c.read("POST"); resp.StatusCode != 200 || string(body) != `{"a":"b"}` {
+		t.Fatalf("POST after document reads: %d %s", resp.StatusCode, body)
+	}
+	c.send(docGET())
+	if resp, body = c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":2}` || resp.Header.Get("X-Served-By") != "" {
+		t.Fatalf("a document read on the full server (its fast path): %d %s %v", resp.StatusCode, body, resp.Header)
+	}
+	if n := requests("frontdoor", "GET", "/doc", "200"); n != 4 {
+		t.Fatalf("200s counted %v times, want 4 (3 at the front door, 1 on the full server)", n)
+	}
+	lines := sink.lines(t, "request")
+	if len(lines) != 3 || lines[0]["path"] != "/doc" || lines[0]["request_id"] == nil {
+		t.Fatalf("access lines %v; want 3: the second and fourth of the reads, and the POST", lines)
+	}
+}
+
+// Requests sent together are answered in order, whoever answers them: two
+// document reads and a POST in one write, then a POST whose body looks
+// like a document GET, which stays the POST's body.
+func TestFrontDoorKeepsPipelinedRequestsInOrder(t *testing.T) {
+	var current atomic.Pointer[httpx.Document]
+	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", []byte(`{"v":1}`), gzipped(t, `{"v":1}`)))
+	_, addr := frontApp(t, "frontpipe", slog.New(slog.DiscardHandler), &current, httpx.Options{})
+	c := dial(t, addr)
+	post := func(body string) string {
+		return "POST /echo HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	smuggled := docGET()
+	c.send(docGET("X-Request-Id: one") + docGET("X-Request-Id: two") + post(`{"n":3}`) + post(`"`+strings.ReplaceAll(smuggled, "\r\n", `\r\n`)+`"`))
+	for _, want := range []string{"one", "two"} {
+		if resp, body := c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` || resp.Header.Get("X-Request-Id") != want {
+			t.Fatalf("read %s: %d %s %v", want, resp.StatusCode, body, resp.Header)
+		}
+	}
+	if resp, body := c.read("POST"); resp.StatusCode != 200 || string(body) != `{"n":3}` {
+		t.Fatalf("POST: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := c.read("POST"); resp.StatusCode != 200 || !strings.Contains(string(body), `GET /doc HTTP/1.1`) {
+		t.Fatalf("POST of a request-like body: %d %s", resp.StatusCode, body)
+	}
+	_ = c.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if n, err := c.br.Read(make([]byte, 1)); n != 0 || err == nil {
+		t.Fatalf("a fifth answer (%d bytes): the POST's body was read as a request", n)
+	}
+}
+
+// A request that arrives in pieces is answered once whole; one of another
+// shape (HEAD, a query, HTTP/1.0, Connection: close) goes to the full
+// server; before the first document exists the app's route answers.
+func TestFrontDoorPassesWhatItDoesNotTake(t *testing.T) {
+	var current atomic.Pointer[httpx.Document]
+	_, addr := frontApp(t, "frontpass", slog.New(slog.DiscardHandler), &current, httpx.Options{})
+	c := dial(t, addr)
+	c.send(docGET())
+	if resp, _ := c.read("GET"); resp.StatusCode != 503 {
+		t.Fatalf("no document yet: %d", resp.StatusCode)
+	}
+	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", []byte(`{"v":1}`), gzipped(t, `{"v":1}`)))
+
+	c = dial(t, addr)
+	whole := docGET("X-Request-Id: pieces")
+	for i := 0; i < len(whole); i += 7 {
+		c.send(whole[i:min(i+7, len(whole))]) // a segment each (no Nagle on Go's connections)
+	}
+	if resp, body := c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` || resp.Header.Get("X-Request-Id") != "pieces" {
+		t.Fatalf("in pieces: %d %s %v", resp.StatusCode, body, resp.Header)
+	}
+
+	for _, shape := range []struct{ name, method, req string }{
+		{"HEAD", "HEAD", "HEAD /doc HTTP/1.1\r\nHost: test\r\n\r\n"},
+		{"a query", "GET", "GET /doc?x=1 HTTP/1.1\r\nHost: test\r\n\r\n"},
+		{"HTTP/1.0", "GET", "GET /doc HTTP/1.0\r\nHost: test\r\n\r\n"},
+		{"Connection: close", "GET", docGET("Connection: close")},
+	} {
+		c := dial(t, addr)
+		c.send(shape.req)
+		resp, body := c.read(shape.method)
+		if resp.StatusCode != 200 || resp.Header.Get("Etag") != `"v1"` || (shape.method == "GET" && string(body) != `{"v":1}`) {
+			t.Fatalf("%s: %d %s %v", shape.name, resp.StatusCode, body, resp.Header)
+		}
+	}
+}
+
+// A connection that sends half a request and stops is closed at the read
+// timeout without an answer; a server shutting down closes the connections
+// waiting at the front door at once, not at their idle timeout.
+func TestFrontDoorTimeoutAndShutdown(t *testing.T) {
+	var current atomic.Pointer[httpx.Document]
+	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", []byte(`{"v":1}`), gzipped(t, `{"v":1}`)))
+	a, addr := frontApp(t, "fronttime", slog.New(slog.DiscardHandler), &current, httpx.Options{ReadTimeout: 300 * time.Millisecond})
+
+	half := dial(t, addr)
+	half.send("GET /doc HTTP/1.1\r\nHost: te")
+	_ = half.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := half.br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("half a request: read %d bytes, %v; want the connection closed", n, err)
+	}
+
+	idle := dial(t, addr)
+	idle.send(docGET())
+	if resp, _ := idle.read("GET"); resp.StatusCode != 200 {
+		t.Fatalf("before shutdown: %d", resp.StatusCode)
+	}
+	done := make(chan error, 1)
+	go func() { done <- a.ShutdownWithTimeout(10 * time.Second) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("shutdown did not return")
+	}
+	_ = idle.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := idle.br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("an idle reader after shutdown: read %d bytes, %v; want the connection closed", n, err)
+	}
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		t.Fatal("the listener still accepts after shutdown")
+	}
+}
+
