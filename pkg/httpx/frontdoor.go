@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -160,6 +161,9 @@ func (d *frontDoor) serveConn(c *lingerConn) {
 		}
 	}()
 	fc := frontConn{door: d, conn: c, in: make([]byte, frontBufferSize)}
+	if sc, ok := c.Conn.(syscall.Conn); ok {
+		fc.raw, _ = sc.SyscallConn() // nil: bodies are written from memory
+	}
 	handOver = fc.serve()
 }
 
@@ -172,8 +176,11 @@ type frontConn struct {
 	door    *frontDoor
 	conn    *lingerConn
 	in      []byte
-	have    int    // bytes of in read and not yet answered
-	out     []byte // the response header being written
+	have    int       // bytes of in read and not yet answered
+	out     []byte    // the response header being written
+	iov     [2][]byte // header and body of a writev
+	raw     syscall.RawConn
+	sender  fileSender
 	readBy  time.Time
 	writeBy time.Time
 }
@@ -241,9 +248,9 @@ func (f *frontConn) deadline(at time.Time) {
 type answerResult int
 
 const (
-	answerWritten answerResult = iota
-	answerDeclined // no document yet
-	answerFailed   // the connection broke: close it
+	answerWritten  answerResult = iota
+	answerDeclined              // no document yet
+	answerFailed                // the connection broke: close it
 )
 
 // answer writes the response to req, with the request's metrics and

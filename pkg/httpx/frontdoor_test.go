@@ -271,4 +271,3 @@ func TestFrontDoorTimeoutAndShutdown(t *testing.T) {
 		t.Fatal("the listener still accepts after shutdown")
 	}
 }
-

@@ -1,9 +1,9 @@
 package httpx
 
 import (
+	"net"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -44,17 +44,17 @@ func (f *frontConn) send(body *StaticBody) error {
 		_, err := f.conn.Conn.Write(h)
 		return err
 	}
-	if sock, ok := f.conn.Conn.(syscall.Conn); ok && body.acquire() {
+	if f.raw != nil && body.acquire() {
 		defer body.release()
-		if _, err := writeMore(sock, h); err != nil {
-			return err
-		}
-		off := 0
-		_, err := sendFile(sock, body, &off)
+		_, err := f.sender.send(f.raw, h, body, 0)
 		return err
 	}
-	f.out = append(h, body.data...)
-	_, err := f.conn.Conn.Write(f.out)
+	// One writev of both, from where they are: a copy of the body into
+	// a buffer made per answer was a garbage collector's worth of work.
+	f.iov = [2][]byte{h, body.data}
+	bufs := net.Buffers(f.iov[:])
+	_, err := bufs.WriteTo(f.conn.Conn)
+	f.iov = [2][]byte{}
 	return err
 }
 
@@ -70,8 +70,9 @@ func appendDocumentHeaders(h []byte, doc *Document, id []byte) []byte {
 	return append(h, "\r\nVary: Accept-Encoding\r\n\r\n"...)
 }
 
-// keepOut keeps the header buffer for the next answer, unless a body made
-// it large: an idle connection holds no more than a header's worth.
+// keepOut keeps the header buffer for the next answer, unless it grew
+// large (a long request id or tag): an idle connection holds no more than
+// a header's worth.
 func (f *frontConn) keepOut() {
 	if cap(f.out) > 1<<10 {
 		f.out = nil

@@ -34,6 +34,7 @@ const _ = uint(staticFileMin - (8<<10 + 1))
 type StaticBody struct {
 	data []byte
 	file *os.File     // nil: small, or no in-memory file on this system
+	fd   int          // file's descriptor, for sendfile
 	refs atomic.Int64 // the owner's reference plus one per response sending the file
 }
 
@@ -45,6 +46,9 @@ func NewStaticBody(b []byte) *StaticBody {
 	s.refs.Store(1)
 	if len(b) >= staticFileMin {
 		s.file = memFile(b)
+		if s.file != nil {
+			s.fd = int(s.file.Fd())
+		}
 	}
 	return s
 }

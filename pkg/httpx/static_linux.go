@@ -24,52 +24,89 @@ func memFile(b []byte) *os.File {
 	return f
 }
 
-// sendFile writes body from *off on to the socket with sendfile from the
-// body's file at that offset (the file's position is shared by every
-// response and never used), waiting for the socket as a write does (its
-// deadline applies). The caller holds a reference to the file (acquire).
+// fileSender writes a response header (with MSG_MORE, so that it leaves
+// in the segment its body starts) and then a body's file (with sendfile,
+// at the sender's own offset: the file's position is shared by every
+// response and never used), all in one wait for the socket as a write
+// does (its deadline applies). Kept by a connection, an answer allocates
+// nothing.
+type fileSender struct {
+	head []byte
+	body *StaticBody // nil: the header alone
+	off  int
+	sent int64
+	err  error
+	step func(fd uintptr) bool // s.write, bound once
+}
+
+// send writes head, then body from off on; the caller holds a reference
+// to the body's file (acquire).
+func (s *fileSender) send(raw syscall.RawConn, head []byte, body *StaticBody, off int) (int64, error) {
+	if s.step == nil {
+		s.step = s.write
+	}
+	s.head, s.body, s.off, s.sent, s.err = head, body, off, 0, nil
+	if err := raw.Write(s.step); s.err == nil {
+		s.err = err
+	}
+	sent, err := s.sent, s.err
+	s.head, s.body = nil, nil
+	return sent, err
+}
+
+func (s *fileSender) write(fd uintptr) bool {
+	for len(s.head) > 0 {
+		n, err := syscall.SendmsgN(int(fd), s.head, nil, nil, syscall.MSG_MORE)
+		if n > 0 {
+			s.head = s.head[n:]
+			s.sent += int64(n)
+		}
+		if done, wait := s.failed(err, n); done || wait {
+			return done
+		}
+	}
+	for s.body != nil && s.off < len(s.body.data) {
+		at := int64(s.off)
+		n, err := syscall.Sendfile(int(fd), s.body.fd, &at, len(s.body.data)-s.off)
+		if n > 0 {
+			s.off += n
+			s.sent += int64(n)
+		}
+		if done, wait := s.failed(err, n); done || wait {
+			return done
+		}
+	}
+	return true
+}
+
+// failed reads a write's outcome: done (an error, kept), wait (the socket
+// is full: wait until it takes more), or neither (go on).
+func (s *fileSender) failed(err error, n int) (done, wait bool) {
+	switch {
+	case errors.Is(err, syscall.EAGAIN):
+		return false, true
+	case errors.Is(err, syscall.EINTR):
+		return false, false
+	case err != nil:
+		s.err = err
+		return true, false
+	case n == 0:
+		s.err = errors.New("the socket took nothing")
+		return true, false
+	}
+	return false, false
+}
+
+// sendFile writes body from *off on to the socket (see fileSender).
 func sendFile(sock syscall.Conn, body *StaticBody, off *int) (int64, error) {
 	raw, err := sock.SyscallConn()
 	if err != nil {
 		return 0, err
 	}
-	file, err := body.file.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
-	var sent int64
-	var serr error
-	ferr := file.Control(func(in uintptr) {
-		err := raw.Write(func(out uintptr) bool {
-			for *off < len(body.data) {
-				at := int64(*off)
-				n, err := syscall.Sendfile(int(out), int(in), &at, len(body.data)-*off)
-				if n > 0 {
-					*off += n
-					sent += int64(n)
-				}
-				switch {
-				case errors.Is(err, syscall.EAGAIN):
-					return false // wait until the socket takes more
-				case errors.Is(err, syscall.EINTR):
-				case err != nil:
-					serr = err
-					return true
-				case n == 0:
-					serr = errors.New("sendfile sent nothing")
-					return true
-				}
-			}
-			return true
-		})
-		if serr == nil {
-			serr = err
-		}
-	})
-	if serr == nil {
-		serr = ferr
-	}
-	return sent, serr
+	var s fileSender
+	n, err := s.send(raw, nil, body, *off)
+	*off = s.off
+	return n, err
 }
 
 // writeMore writes p with MSG_MORE: the kernel keeps it for the segment
@@ -79,27 +116,7 @@ func writeMore(sock syscall.Conn, p []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	written := 0
-	var werr error
-	err = raw.Write(func(fd uintptr) bool {
-		for written < len(p) {
-			n, err := syscall.SendmsgN(int(fd), p[written:], nil, nil, syscall.MSG_MORE)
-			if n > 0 {
-				written += n
-			}
-			switch {
-			case errors.Is(err, syscall.EAGAIN):
-				return false
-			case errors.Is(err, syscall.EINTR):
-			case err != nil:
-				werr = err
-				return true
-			}
-		}
-		return true
-	})
-	if werr == nil {
-		werr = err
-	}
-	return written, werr
+	var s fileSender
+	n, err := s.send(raw, p, nil, 0)
+	return int(n), err
 }

@@ -18,3 +18,9 @@ func sendFile(syscall.Conn, *StaticBody, *int) (int64, error) {
 func writeMore(sock syscall.Conn, p []byte) (int, error) {
 	return 0, errors.New("MSG_MORE is not used on this system")
 }
+
+type fileSender struct{}
+
+func (*fileSender) send(syscall.RawConn, []byte, *StaticBody, int) (int64, error) {
+	return 0, errors.New("sendfile is not used on this system")
+}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"log"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat times
@@ -55,4 +57,25 @@ func childOf(parent int) int {
 		}
 	}
 	return 0
+}
+
+// settle waits for the world to finish what the seeding left it (relays,
+// consumers, the bulletin's rendering): until it spends under a tenth of a
+// core over a second, at most two minutes. Rounds measured while it still
+// catches up would charge that work to the reads. Without the world's pid
+// it waits a second.
+func settle(world string) {
+	if worldPID <= 0 {
+		time.Sleep(time.Second)
+		return
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		before := cpuTicks(worldPID)
+		time.Sleep(time.Second)
+		if float64(cpuTicks(worldPID)-before)/clockTicks < 0.1 {
+			return
+		}
+	}
+	log.Printf("the world at %s still busy after two minutes; measuring anyway", world)
 }

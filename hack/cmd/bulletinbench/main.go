@@ -99,7 +99,7 @@ func kb(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
 // compare serves the world's current document from nginx too and runs the
 // alternating wrk rounds against both, with and without gzip.
 func compare(world string, nginxPort, rounds int, duration string, conns int, what string) []row {
-	time.Sleep(500 * time.Millisecond) // let the last events reach the aggregator
+	settle(world)
 	body := get(world+"/api/world/bulletin", false)
 	gz := get(world+"/api/world/bulletin", true)
 	dir, err := os.MkdirTemp("", "bulletinbench-")
