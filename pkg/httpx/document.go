@@ -21,7 +21,7 @@ type Document struct {
 // NewDocument keeps the two encodings of one document, which the caller
 // must never modify afterwards. etag is quoted ("…").
 func NewDocument(etag, cacheControl string, json, gzip []byte) *Document {
-	return &Document{etag: []byte(etag), cacheControl: []byte(cacheControl), json: NewStaticBody(json), gzip: NewStaticBody(gzip)}
+	return &Document{etag: []byte(etag), cacheControl: []byte(cacheControl), json: newStaticDocumentBody(json), gzip: newStaticDocumentBody(gzip)}
 }
 
 // Retire gives up the document's in-memory files once it is replaced:

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -110,10 +111,14 @@ func big(n int) []byte {
 // nothing lost, and so does everything after it on that connection.
 func TestFrontDoorAnswersDocumentReaders(t *testing.T) {
 	var sink lockedBuffer
-	json := big(40 << 10)
+	kept := big(40 << 10)
+	json := append([]byte(nil), kept...)
 	gz := gzipped(t, string(json))
 	var current atomic.Pointer[httpx.Document]
-	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", json, gz))
+	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", kept, gz))
+	// The bytes kept in memory change after the document kept its file: only
+	// the file, sent by sendfile, answers with the document.
+	copy(kept, bytes.Repeat([]byte("x"), len(kept)))
 	_, addr := frontApp(t, "frontdoor", slog.New(slog.NewJSONHandler(&sink, nil)), &current, httpx.Options{AccessLogSample: 2})
 	c := dial(t, addr)
 
@@ -269,5 +274,53 @@ func TestFrontDoorTimeoutAndShutdown(t *testing.T) {
 	}
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Fatal("the listener still accepts after shutdown")
+	}
+}
+
+// A reader slower than the document (a small receive buffer, read in
+// small pieces) gets it whole: the answer waits for the socket to take
+// more, header and body, and the next request on the connection is
+// answered after it.
+func TestFrontDoorWaitsForASlowReader(t *testing.T) {
+	json := big(8 << 20) // over the largest send buffer (tcp_wmem) Linux grows to by default
+	var current atomic.Pointer[httpx.Document]
+	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", json, gzipped(t, string(json))))
+	_, addr := frontApp(t, "frontslow", slog.New(slog.DiscardHandler), &current, httpx.Options{})
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		if err != nil {
+			return err
+		}
+		return serr
+	}}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	c := &conversation{t: t, conn: conn, br: bufio.NewReaderSize(conn, 512)}
+	c.send(docGET() + docGET("X-Request-Id: second"))
+	for _, id := range []string{"", "second"} {
+		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		resp, err := http.ReadResponse(c.br, &http.Request{Method: "GET"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		buf := make([]byte, 1000)
+		for {
+			n, err := resp.Body.Read(buf)
+			got.Write(buf[:n])
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if resp.StatusCode != 200 || !bytes.Equal(got.Bytes(), json) || (id != "" && resp.Header.Get("X-Request-Id") != id) {
+			t.Fatalf("slow reader: %d, %d of %d bytes, headers %v", resp.StatusCode, got.Len(), len(json), resp.Header)
+		}
 	}
 }

@@ -41,11 +41,26 @@ type StaticBody struct {
 // NewStaticBody keeps b, which the caller must never modify afterwards.
 // Without an in-memory file (small body, another system, or the system
 // refusing one) the body is still served, from memory.
-func NewStaticBody(b []byte) *StaticBody {
+func NewStaticBody(b []byte) *StaticBody { return newStaticBody(b, memFile) }
+
+// newStaticDocumentBody keeps b as NewStaticBody does, in an unlinked file
+// of the temporary directory when it takes one (see tempFile). It is for
+// the few bodies every reader asks for (a Document), which the directory
+// (an emptyDir on Kubernetes, of bounded size) can hold.
+func newStaticDocumentBody(b []byte) *StaticBody {
+	return newStaticBody(b, func(b []byte) *os.File {
+		if f := tempFile(b); f != nil {
+			return f
+		}
+		return memFile(b)
+	})
+}
+
+func newStaticBody(b []byte, keep func([]byte) *os.File) *StaticBody {
 	s := &StaticBody{data: b}
 	s.refs.Store(1)
 	if len(b) >= staticFileMin {
-		s.file = memFile(b)
+		s.file = keep(b)
 		if s.file != nil {
 			s.fd = int(s.file.Fd())
 		}

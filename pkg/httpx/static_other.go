@@ -11,6 +11,8 @@ import (
 // Without memfd and sendfile a StaticBody is served from memory.
 func memFile([]byte) *os.File { return nil }
 
+func tempFile([]byte) *os.File { return nil }
+
 func sendFile(syscall.Conn, *StaticBody, *int) (int64, error) {
 	return 0, errors.New("sendfile is not used on this system")
 }
