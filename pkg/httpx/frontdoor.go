@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -76,8 +77,19 @@ func newFrontDoor(inner net.Listener, routes *fastRoutes, t frontTimeouts) *fron
 }
 
 func (d *frontDoor) acceptLoop() {
+	var backoff time.Duration
 	for {
 		c, err := d.inner.Accept()
+		if err != nil && outOfResources(err) && !d.closing.Load() {
+			// Out of file descriptors or a connection gone before it was
+			// taken: wait and go on, as net/http does, rather than end the
+			// server (fasthttp's own loop stops on any such error).
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			d.routes.base.Warn("accepting connections", slog.String("error", err.Error()), slog.Duration("retry_in", backoff))
+			time.Sleep(backoff)
+			continue
+		}
+		backoff = 0
 		if err != nil {
 			select {
 			case d.acceptErr <- err:
@@ -92,6 +104,12 @@ func (d *frontDoor) acceptLoop() {
 		}
 		go d.serveConn(lc)
 	}
+}
+
+// outOfResources is an accept error that passes: the process or system
+// out of file descriptors, or a connection aborted before accept took it.
+func outOfResources(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ECONNABORTED)
 }
 
 // Accept returns the next connection handed over to the full server.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -322,5 +323,48 @@ func TestFrontDoorWaitsForASlowReader(t *testing.T) {
 		if resp.StatusCode != 200 || !bytes.Equal(got.Bytes(), json) || (id != "" && resp.Header.Get("X-Request-Id") != id) {
 			t.Fatalf("slow reader: %d, %d of %d bytes, headers %v", resp.StatusCode, got.Len(), len(json), resp.Header)
 		}
+	}
+}
+
+// flakyListener fails its first accepts as a process out of file
+// descriptors does.
+type flakyListener struct {
+	net.Listener
+	failures atomic.Int32
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	if l.failures.Add(-1) >= 0 {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	return l.Listener.Accept()
+}
+
+// Running out of file descriptors for a moment does not end the server:
+// it waits and accepts again.
+func TestServeOutlivesRunningOutOfDescriptors(t *testing.T) {
+	var current atomic.Pointer[httpx.Document]
+	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", []byte(`{"v":1}`), gzipped(t, `{"v":1}`)))
+	a := httpx.NewApp(httpx.Options{Service: "frontemfile", Logger: slog.New(slog.DiscardHandler)})
+	a.Get("/doc", func(c *fiber.Ctx) error { return c.SendStatus(503) })
+	httpx.DocumentGET(a, "/doc", current.Load)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flaky := &flakyListener{Listener: ln}
+	flaky.failures.Store(3)
+	served := make(chan error, 1)
+	go func() { served <- httpx.Serve(a, flaky) }()
+	t.Cleanup(func() { _ = a.Shutdown() })
+	c := dial(t, ln.Addr().String())
+	c.send(docGET())
+	if resp, body := c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` {
+		t.Fatalf("after three failed accepts: %d %s", resp.StatusCode, body)
+	}
+	select {
+	case err := <-served:
+		t.Fatalf("Serve returned: %v", err)
+	default:
 	}
 }
