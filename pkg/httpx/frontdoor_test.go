@@ -1,13 +1,11 @@
 package httpx_test
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -19,6 +17,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"sharedworld.dev/pkg/httpx"
+	"sharedworld.dev/pkg/testkit"
 )
 
 func gzipped(t *testing.T, s string) []byte {
@@ -53,44 +52,6 @@ func frontApp(t *testing.T, service string, log *slog.Logger, current *atomic.Po
 	return a, serve(t, a)
 }
 
-// conversation is one keep-alive connection driven with raw bytes.
-type conversation struct {
-	t    *testing.T
-	conn net.Conn
-	br   *bufio.Reader
-}
-
-func dial(t *testing.T, addr string) *conversation {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return &conversation{t: t, conn: c, br: bufio.NewReader(c)}
-}
-
-func (c *conversation) send(raw string) {
-	c.t.Helper()
-	if _, err := io.WriteString(c.conn, raw); err != nil {
-		c.t.Fatal(err)
-	}
-}
-
-func (c *conversation) read(method string) (*http.Response, []byte) {
-	c.t.Helper()
-	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, err := http.ReadResponse(c.br, &http.Request{Method: method})
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return resp, body
-}
-
 func docGET(headers ...string) string {
 	return "GET /doc HTTP/1.1\r\nHost: test\r\n" + strings.Join(append(headers, ""), "\r\n") + "\r\n"
 }
@@ -121,23 +82,23 @@ func TestFrontDoorAnswersDocumentReaders(t *testing.T) {
 	// the file, sent by sendfile, answers with the document.
 	copy(kept, bytes.Repeat([]byte("x"), len(kept)))
 	_, addr := frontApp(t, "frontdoor", slog.New(slog.NewJSONHandler(&sink, nil)), &current, httpx.Options{AccessLogSample: 2})
-	c := dial(t, addr)
+	c := testkit.Dial(t, addr)
 
-	c.send(docGET())
-	resp, body := c.read("GET")
+	c.Send(docGET())
+	resp, body := c.Read("GET")
 	if resp.StatusCode != 200 || !bytes.Equal(body, json) || resp.Header.Get("Content-Encoding") != "" ||
 		resp.Header.Get("Content-Type") != httpx.ContentTypeJSON || resp.Header.Get("Etag") != `"v1"` ||
 		resp.Header.Get("Vary") != "Accept-Encoding" || resp.Header.Get("Cache-Control") != "public, max-age=5" ||
 		len(resp.Header.Get("X-Request-Id")) != 16 || resp.Header.Get("Date") == "" || resp.Header.Get("X-Served-By") != "" {
 		t.Fatalf("identity: %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
 	}
-	c.send(docGET("Accept-Encoding: gzip, deflate", "X-Request-Id: req-front"))
-	resp, body = c.read("GET")
+	c.Send(docGET("Accept-Encoding: gzip, deflate", "X-Request-Id: req-front"))
+	resp, body = c.Read("GET")
 	if resp.StatusCode != 200 || !bytes.Equal(body, gz) || resp.Header.Get("Content-Encoding") != "gzip" || resp.Header.Get("X-Request-Id") != "req-front" {
 		t.Fatalf("gzip: %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
 	}
-	c.send(docGET(`If-None-Match: "v0", W/"v1"`))
-	resp, body = c.read("GET")
+	c.Send(docGET(`If-None-Match: "v0", W/"v1"`))
+	resp, body = c.Read("GET")
 	if resp.StatusCode != 304 || len(body) != 0 || resp.Header.Get("Etag") != `"v1"` || resp.Header.Get("Content-Length") != "" {
 		t.Fatalf("a matching tag: %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
 	}
@@ -150,17 +111,17 @@ func TestFrontDoorAnswersDocumentReaders(t *testing.T) {
 
 	// A new version is what the next request gets.
 	current.Store(httpx.NewDocument(`"v2"`, "public, max-age=5", []byte(`{"v":2}`), gzipped(t, `{"v":2}`)))
-	c.send(docGET())
-	if resp, body = c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":2}` || resp.Header.Get("Etag") != `"v2"` {
+	c.Send(docGET())
+	if resp, body = c.Read("GET"); resp.StatusCode != 200 || string(body) != `{"v":2}` || resp.Header.Get("Etag") != `"v2"` {
 		t.Fatalf("after a change: %d %s %v", resp.StatusCode, body, resp.Header)
 	}
 
-	c.send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"a\":\"b\"}")
-	if resp, body = c.read("POST"); resp.StatusCode != 200 || string(body) != `{"a":"b"}` {
+	c.Send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"a\":\"b\"}")
+	if resp, body = c.Read("POST"); resp.StatusCode != 200 || string(body) != `{"a":"b"}` {
 		t.Fatalf("POST after document reads: %d %s", resp.StatusCode, body)
 	}
-	c.send(docGET())
-	if resp, body = c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":2}` || resp.Header.Get("X-Served-By") != "" {
+	c.Send(docGET())
+	if resp, body = c.Read("GET"); resp.StatusCode != 200 || string(body) != `{"v":2}` || resp.Header.Get("X-Served-By") != "" {
 		t.Fatalf("a document read on the full server (its fast path): %d %s %v", resp.StatusCode, body, resp.Header)
 	}
 	if n := requests("frontdoor", "GET", "/doc", "200"); n != 4 {
@@ -179,25 +140,25 @@ func TestFrontDoorKeepsPipelinedRequestsInOrder(t *testing.T) {
 	var current atomic.Pointer[httpx.Document]
 	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", []byte(`{"v":1}`), gzipped(t, `{"v":1}`)))
 	_, addr := frontApp(t, "frontpipe", slog.New(slog.DiscardHandler), &current, httpx.Options{})
-	c := dial(t, addr)
+	c := testkit.Dial(t, addr)
 	post := func(body string) string {
 		return "POST /echo HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 	}
 	smuggled := docGET()
-	c.send(docGET("X-Request-Id: one") + docGET("X-Request-Id: two") + post(`{"n":3}`) + post(`"`+strings.ReplaceAll(smuggled, "\r\n", `\r\n`)+`"`))
+	c.Send(docGET("X-Request-Id: one") + docGET("X-Request-Id: two") + post(`{"n":3}`) + post(`"`+strings.ReplaceAll(smuggled, "\r\n", `\r\n`)+`"`))
 	for _, want := range []string{"one", "two"} {
-		if resp, body := c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` || resp.Header.Get("X-Request-Id") != want {
+		if resp, body := c.Read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` || resp.Header.Get("X-Request-Id") != want {
 			t.Fatalf("read %s: %d %s %v", want, resp.StatusCode, body, resp.Header)
 		}
 	}
-	if resp, body := c.read("POST"); resp.StatusCode != 200 || string(body) != `{"n":3}` {
+	if resp, body := c.Read("POST"); resp.StatusCode != 200 || string(body) != `{"n":3}` {
 		t.Fatalf("POST: %d %s", resp.StatusCode, body)
 	}
-	if resp, body := c.read("POST"); resp.StatusCode != 200 || !strings.Contains(string(body), `GET /doc HTTP/1.1`) {
+	if resp, body := c.Read("POST"); resp.StatusCode != 200 || !strings.Contains(string(body), `GET /doc HTTP/1.1`) {
 		t.Fatalf("POST of a request-like body: %d %s", resp.StatusCode, body)
 	}
-	_ = c.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-	if n, err := c.br.Read(make([]byte, 1)); n != 0 || err == nil {
+	_ = c.Raw.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if n, err := c.Raw.Read(make([]byte, 1)); n != 0 || err == nil {
 		t.Fatalf("a fifth answer (%d bytes): the POST's body was read as a request", n)
 	}
 }
@@ -208,19 +169,19 @@ func TestFrontDoorKeepsPipelinedRequestsInOrder(t *testing.T) {
 func TestFrontDoorPassesWhatItDoesNotTake(t *testing.T) {
 	var current atomic.Pointer[httpx.Document]
 	_, addr := frontApp(t, "frontpass", slog.New(slog.DiscardHandler), &current, httpx.Options{})
-	c := dial(t, addr)
-	c.send(docGET())
-	if resp, _ := c.read("GET"); resp.StatusCode != 503 {
+	c := testkit.Dial(t, addr)
+	c.Send(docGET())
+	if resp, _ := c.Read("GET"); resp.StatusCode != 503 {
 		t.Fatalf("no document yet: %d", resp.StatusCode)
 	}
 	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", []byte(`{"v":1}`), gzipped(t, `{"v":1}`)))
 
-	c = dial(t, addr)
+	c = testkit.Dial(t, addr)
 	whole := docGET("X-Request-Id: pieces")
 	for i := 0; i < len(whole); i += 7 {
-		c.send(whole[i:min(i+7, len(whole))]) // a segment each (no Nagle on Go's connections)
+		c.Send(whole[i:min(i+7, len(whole))]) // a segment each (no Nagle on Go's connections)
 	}
-	if resp, body := c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` || resp.Header.Get("X-Request-Id") != "pieces" {
+	if resp, body := c.Read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` || resp.Header.Get("X-Request-Id") != "pieces" {
 		t.Fatalf("in pieces: %d %s %v", resp.StatusCode, body, resp.Header)
 	}
 
@@ -230,9 +191,9 @@ func TestFrontDoorPassesWhatItDoesNotTake(t *testing.T) {
 		{"HTTP/1.0", "GET", "GET /doc HTTP/1.0\r\nHost: test\r\n\r\n"},
 		{"Connection: close", "GET", docGET("Connection: close")},
 	} {
-		c := dial(t, addr)
-		c.send(shape.req)
-		resp, body := c.read(shape.method)
+		c := testkit.Dial(t, addr)
+		c.Send(shape.req)
+		resp, body := c.Read(shape.method)
 		if resp.StatusCode != 200 || resp.Header.Get("Etag") != `"v1"` || (shape.method == "GET" && string(body) != `{"v":1}`) {
 			t.Fatalf("%s: %d %s %v", shape.name, resp.StatusCode, body, resp.Header)
 		}
@@ -247,16 +208,15 @@ func TestFrontDoorTimeoutAndShutdown(t *testing.T) {
 	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", []byte(`{"v":1}`), gzipped(t, `{"v":1}`)))
 	a, addr := frontApp(t, "fronttime", slog.New(slog.DiscardHandler), &current, httpx.Options{ReadTimeout: 300 * time.Millisecond})
 
-	half := dial(t, addr)
-	half.send("GET /doc HTTP/1.1\r\nHost: te")
-	_ = half.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if n, err := half.br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
-		t.Fatalf("half a request: read %d bytes, %v; want the connection closed", n, err)
+	half := testkit.Dial(t, addr)
+	half.Send("GET /doc HTTP/1.1\r\nHost: te")
+	if !half.Closed(10 * time.Second) {
+		t.Fatal("half a request: want the connection closed at the read timeout")
 	}
 
-	idle := dial(t, addr)
-	idle.send(docGET())
-	if resp, _ := idle.read("GET"); resp.StatusCode != 200 {
+	idle := testkit.Dial(t, addr)
+	idle.Send(docGET())
+	if resp, _ := idle.Read("GET"); resp.StatusCode != 200 {
 		t.Fatalf("before shutdown: %d", resp.StatusCode)
 	}
 	done := make(chan error, 1)
@@ -269,9 +229,8 @@ func TestFrontDoorTimeoutAndShutdown(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("shutdown did not return")
 	}
-	_ = idle.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if n, err := idle.br.Read(make([]byte, 1)); n != 0 || err != io.EOF {
-		t.Fatalf("an idle reader after shutdown: read %d bytes, %v; want the connection closed", n, err)
+	if !idle.Closed(10 * time.Second) {
+		t.Fatal("an idle reader after shutdown: want the connection closed")
 	}
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Fatal("the listener still accepts after shutdown")
@@ -299,29 +258,12 @@ func TestFrontDoorWaitsForASlowReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = conn.Close() })
-	c := &conversation{t: t, conn: conn, br: bufio.NewReaderSize(conn, 512)}
-	c.send(docGET() + docGET("X-Request-Id: second"))
+	c := testkit.Over(t, conn, 512)
+	c.Send(docGET() + docGET("X-Request-Id: second"))
 	for _, id := range []string{"", "second"} {
-		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-		resp, err := http.ReadResponse(c.br, &http.Request{Method: "GET"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		buf := make([]byte, 1000)
-		for {
-			n, err := resp.Body.Read(buf)
-			got.Write(buf[:n])
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		if resp.StatusCode != 200 || !bytes.Equal(got.Bytes(), json) || (id != "" && resp.Header.Get("X-Request-Id") != id) {
-			t.Fatalf("slow reader: %d, %d of %d bytes, headers %v", resp.StatusCode, got.Len(), len(json), resp.Header)
+		resp, got := c.Read("GET")
+		if resp.StatusCode != 200 || !bytes.Equal(got, json) || (id != "" && resp.Header.Get("X-Request-Id") != id) {
+			t.Fatalf("slow reader: %d, %d of %d bytes, headers %v", resp.StatusCode, len(got), len(json), resp.Header)
 		}
 	}
 }
@@ -357,9 +299,9 @@ func TestServeOutlivesRunningOutOfDescriptors(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- httpx.Serve(a, flaky) }()
 	t.Cleanup(func() { _ = a.Shutdown() })
-	c := dial(t, ln.Addr().String())
-	c.send(docGET())
-	if resp, body := c.read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` {
+	c := testkit.Dial(t, ln.Addr().String())
+	c.Send(docGET())
+	if resp, body := c.Read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` {
 		t.Fatalf("after three failed accepts: %d %s", resp.StatusCode, body)
 	}
 	select {

@@ -1,15 +1,12 @@
 package testkit
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -99,20 +96,8 @@ func (r Response) ExpectStatus(t testing.TB, status int) {
 // response; it returns the response and its whole body.
 func RawExchange(t testing.TB, addr, req string) (*http.Response, []byte) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp, raw
+	c := Dial(t, addr)
+	defer c.Raw.Close()
+	c.Send(req)
+	return c.Read(http.MethodGet)
 }

@@ -1,14 +1,12 @@
 package bulletin_test
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -40,24 +38,13 @@ func tagOf(doc []byte) string {
 	return `"` + hex.EncodeToString(sum[:16]) + `"`
 }
 
-func get(t *testing.T, conn net.Conn, br *bufio.Reader, method string, headers ...string) (*http.Response, []byte) {
-	t.Helper()
+func get(c *testkit.Conn, method string, headers ...string) (*http.Response, []byte) {
 	req := method + " /api/world/bulletin HTTP/1.1\r\nHost: test\r\n"
 	for _, h := range headers {
 		req += h + "\r\n"
 	}
-	if _, err := io.WriteString(conn, req+"\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(br, &http.Request{Method: method})
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, body
+	c.Send(req + "\r\n")
+	return c.Read(method)
 }
 
 // TestLargeDocumentOverASocket: a document large enough to leave by
@@ -69,21 +56,15 @@ func TestLargeDocumentOverASocket(t *testing.T) {
 	addr := strings.TrimPrefix(w.serve(t), "http://")
 	r := w.svc.Board().Current()
 
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
-	br := bufio.NewReader(conn)
+	conn := testkit.Dial(t, addr)
 	for round := 0; round < 2; round++ {
-		resp, body := get(t, conn, br, http.MethodGet)
+		resp, body := get(conn, http.MethodGet)
 		if resp.StatusCode != 200 || !bytes.Equal(body, r.JSON) || resp.Header.Get("Etag") != r.ETag ||
 			resp.Header.Get("Cache-Control") != "public, max-age=5" || resp.Header.Get("Vary") != "Accept-Encoding" ||
 			resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || resp.Header.Get("Content-Encoding") != "" {
 			t.Fatalf("GET: status %d, %d of %d bytes (equal %v), headers %v", resp.StatusCode, len(body), len(r.JSON), bytes.Equal(body, r.JSON), resp.Header)
 		}
-		resp, body = get(t, conn, br, http.MethodGet, "Accept-Encoding: gzip")
+		resp, body = get(conn, http.MethodGet, "Accept-Encoding: gzip")
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(body, r.Gzip) {
 			t.Fatalf("GET gzip: status %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
 		}
@@ -94,11 +75,11 @@ func TestLargeDocumentOverASocket(t *testing.T) {
 		if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, r.JSON) {
 			t.Fatal("the gzip body is not the document")
 		}
-		resp, body = get(t, conn, br, http.MethodHead)
+		resp, body = get(conn, http.MethodHead)
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Length") != strconv.Itoa(len(r.JSON)) || len(body) != 0 || resp.Header.Get("Etag") != r.ETag {
 			t.Fatalf("HEAD: status %d, Content-Length %q, %d body bytes", resp.StatusCode, resp.Header.Get("Content-Length"), len(body))
 		}
-		resp, body = get(t, conn, br, http.MethodGet, "If-None-Match: "+r.ETag)
+		resp, body = get(conn, http.MethodGet, "If-None-Match: "+r.ETag)
 		if resp.StatusCode != 304 || len(body) != 0 || resp.Header.Get("Etag") != r.ETag || resp.Header.Get("Vary") != "Accept-Encoding" {
 			t.Fatalf("If-None-Match: status %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
 		}
