@@ -30,8 +30,9 @@ type fastRoutes struct {
 
 	red    *routeMetrics
 	base   *slog.Logger
-	sample int           // log one successful read in this many (1 or less: all)
-	reads  atomic.Uint64 // successful reads, for the sampling
+	sample int                       // log one successful read in this many (1 or less: all)
+	reads  atomic.Uint64             // successful reads, for the sampling
+	door   atomic.Pointer[frontDoor] // the app's, once served (Serve)
 }
 
 type fastRoute struct {

@@ -38,9 +38,28 @@ func Serve(app *fiber.App, ln net.Listener) error {
 		if idle <= 0 {
 			idle = srv.ReadTimeout
 		}
-		ln = newFrontDoor(ln, v.(*fastRoutes), frontTimeouts{read: srv.ReadTimeout, write: srv.WriteTimeout, idle: idle})
+		door := newFrontDoor(ln, v.(*fastRoutes), frontTimeouts{read: srv.ReadTimeout, write: srv.WriteTimeout, idle: idle})
+		v.(*fastRoutes).door.Store(door)
+		ln = door
 	}
 	return app.Listener(ln)
+}
+
+// Shutdown stops app as its ShutdownWithTimeout does (no new connections,
+// idle ones closed, requests in progress finished), the answers its front
+// door is writing included, all within timeout.
+func Shutdown(app *fiber.App, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	err := app.ShutdownWithTimeout(timeout)
+	if v, ok := fastApps.Load(app); ok {
+		if door := v.(*fastRoutes).door.Load(); door != nil {
+			_ = door.Close()
+			if werr := door.wait(deadline); err == nil {
+				err = werr
+			}
+		}
+	}
+	return err
 }
 
 type frontTimeouts struct{ read, write, idle time.Duration }
@@ -142,6 +161,24 @@ func (d *frontDoor) Close() error {
 
 func (d *frontDoor) Addr() net.Addr { return d.inner.Addr() }
 
+// wait waits until every connection the front door kept has ended (after
+// Close: the idle ones at once, the others once their answer is written),
+// or until deadline.
+func (d *frontDoor) wait(deadline time.Time) error {
+	for {
+		d.mu.Lock()
+		n := len(d.conns)
+		d.mu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d connections still answering at the front door", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func (d *frontDoor) keep(c *lingerConn) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -230,18 +267,19 @@ func (f *frontConn) serve() bool {
 		if f.door.closing.Load() {
 			return false
 		}
-		now := time.Now()
 		if f.have == 0 {
-			f.deadline(now.Add(wait))
+			f.deadline(time.Now(), wait)
 		} else {
-			f.deadline(started.Add(f.door.timeouts.read))
+			f.deadline(started, f.door.timeouts.read)
 		}
 		if f.door.closing.Load() { // Close may have set this connection's deadline before this did
 			return false
 		}
 		n, err := f.conn.Conn.Read(f.in[f.have:])
-		if f.have == 0 {
-			started = now
+		if f.have == 0 && n > 0 {
+			// The request's time starts with its first byte, as the full
+			// server's does: the idle wait before it is not the request's.
+			started = time.Now()
 		}
 		f.have += n
 		if err != nil {
@@ -252,15 +290,31 @@ func (f *frontConn) serve() bool {
 	}
 }
 
-// deadline moves the read deadline to at, unless it is already within a
-// second of it: one system call a second rather than one a request.
-func (f *frontConn) deadline(at time.Time) {
-	if d := at.Sub(f.readBy); d < time.Second && d > -time.Second {
+// deadline moves the read deadline to from+timeout (none for a timeout of
+// zero, as the full server), unless it is already within a second of it:
+// one system call a second rather than one a request.
+func (f *frontConn) deadline(from time.Time, timeout time.Duration) {
+	var at time.Time
+	if timeout > 0 {
+		at = from.Add(timeout)
+	}
+	if d := at.Sub(f.readBy); d < time.Second && d > -time.Second && at.IsZero() == f.readBy.IsZero() {
 		return
 	}
 	if f.conn.Conn.SetReadDeadline(at) == nil {
 		f.readBy = at
 	}
+}
+
+// currentDocument calls current; a panic declines, so that the full
+// server's fast path meets it again and answers INTERNAL_ERROR, logged.
+func currentDocument(current func() *Document) (d *Document) {
+	defer func() {
+		if recover() != nil {
+			d = nil
+		}
+	}()
+	return current()
 }
 
 type answerResult int
@@ -279,7 +333,7 @@ func (f *frontConn) answer(req frontRequest) answerResult {
 	if !ok || route.doc == nil {
 		return answerDeclined
 	}
-	doc := route.doc()
+	doc := currentDocument(route.doc)
 	if doc == nil {
 		return answerDeclined
 	}
@@ -289,9 +343,11 @@ func (f *frontConn) answer(req frontRequest) answerResult {
 		drawRequestID(&drawn)
 		id = drawn[:]
 	}
-	if at := start.Add(f.door.timeouts.write); at.Sub(f.writeBy) > time.Second {
-		if f.conn.Conn.SetWriteDeadline(at) == nil {
-			f.writeBy = at
+	if t := f.door.timeouts.write; t > 0 {
+		if at := start.Add(t); at.Sub(f.writeBy) > time.Second {
+			if f.conn.Conn.SetWriteDeadline(at) == nil {
+				f.writeBy = at
+			}
 		}
 	}
 	// Counted and logged before it leaves, as on the full server: a client

@@ -246,19 +246,7 @@ func TestFrontDoorWaitsForASlowReader(t *testing.T) {
 	var current atomic.Pointer[httpx.Document]
 	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", json, gzipped(t, string(json))))
 	_, addr := frontApp(t, "frontslow", slog.New(slog.DiscardHandler), &current, httpx.Options{})
-	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		var serr error
-		err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
-		if err != nil {
-			return err
-		}
-		return serr
-	}}
-	conn, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := testkit.Over(t, conn, 512)
+	c := testkit.Over(t, smallReceiver(t, addr), 512)
 	c.Send(docGET() + docGET("X-Request-Id: second"))
 	for _, id := range []string{"", "second"} {
 		resp, got := c.Read("GET")
@@ -308,5 +296,89 @@ func TestServeOutlivesRunningOutOfDescriptors(t *testing.T) {
 	case err := <-served:
 		t.Fatalf("Serve returned: %v", err)
 	default:
+	}
+}
+
+// A request's read timeout starts with its first byte: a keep-alive
+// connection idle for longer than the read timeout (well within the idle
+// one) that then sends a request in two pieces is answered.
+func TestFrontDoorReadTimeoutStartsWithTheRequest(t *testing.T) {
+	var current atomic.Pointer[httpx.Document]
+	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", []byte(`{"v":1}`), gzipped(t, `{"v":1}`)))
+	_, addr := frontApp(t, "frontsplit", slog.New(slog.DiscardHandler), &current, httpx.Options{ReadTimeout: 300 * time.Millisecond})
+	c := testkit.Dial(t, addr)
+	c.Send(docGET())
+	if resp, _ := c.Read("GET"); resp.StatusCode != 200 {
+		t.Fatalf("first: %d", resp.StatusCode)
+	}
+	time.Sleep(600 * time.Millisecond) // the scenario: idle past the read timeout
+	c.Send("GET /doc HTTP/1.1\r\n")
+	time.Sleep(100 * time.Millisecond) // the scenario: the rest arrives later
+	c.Send("Host: test\r\n\r\n")
+	if resp, body := c.Read("GET"); resp.StatusCode != 200 || string(body) != `{"v":1}` {
+		t.Fatalf("after an idle wait, in two pieces: %d %s", resp.StatusCode, body)
+	}
+}
+
+// Shutdown lets an answer the front door is writing finish: with a reader
+// that has not read yet it does not return, and once the reader took the
+// whole document it returns without error.
+func TestShutdownWaitsForTheFrontDoorsAnswers(t *testing.T) {
+	json := big(8 << 20)
+	var current atomic.Pointer[httpx.Document]
+	current.Store(httpx.NewDocument(`"v1"`, "public, max-age=5", json, gzipped(t, string(json))))
+	a, addr := frontApp(t, "frontstop", slog.New(slog.DiscardHandler), &current, httpx.Options{})
+	c := testkit.Over(t, smallReceiver(t, addr), 512)
+	c.Send(docGET())
+	c.AwaitAnswer()
+	done := make(chan error, 1)
+	go func() { done <- httpx.Shutdown(a, 20*time.Second) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Shutdown returned (%v) with 8 MiB unread", err)
+	case <-time.After(300 * time.Millisecond): // it cannot return before the read below
+	}
+	if resp, body := c.Read("GET"); resp.StatusCode != 200 || !bytes.Equal(body, json) {
+		t.Fatalf("during shutdown: %d, %d of %d bytes", resp.StatusCode, len(body), len(json))
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Shutdown did not return after the answer was read")
+	}
+}
+
+// smallReceiver dials addr with a 4 KiB receive buffer: a slow reader.
+func smallReceiver(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		if err != nil {
+			return err
+		}
+		return serr
+	}}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// A document source that panics gets the full server's answer to a panic,
+// INTERNAL_ERROR with the request id, on a connection of the front door too.
+func TestFrontDoorPanicIsAnInternalError(t *testing.T) {
+	a := httpx.NewApp(httpx.Options{Service: "frontpanic", Logger: slog.New(slog.DiscardHandler)})
+	a.Get("/doc", func(c *fiber.Ctx) error { return c.SendStatus(503) })
+	httpx.DocumentGET(a, "/doc", func() *httpx.Document { panic("bad state") })
+	c := testkit.Dial(t, serve(t, a))
+	c.Send(docGET("X-Request-Id: req-panic"))
+	resp, body := c.Read("GET")
+	if resp.StatusCode != 500 || !strings.Contains(string(body), "INTERNAL_ERROR") || resp.Header.Get("X-Request-Id") != "req-panic" {
+		t.Fatalf("panic at the front door: %d %s %v", resp.StatusCode, body, resp.Header)
 	}
 }

@@ -105,7 +105,8 @@ func (s *fileSender) failed(err error, n int) (done, wait bool) {
 // file's (shmem) pages, which was the last difference to nginx at 30 to
 // 36 KB bodies (hack/bench/bulletin-vs-nginx.sh: 0.82-0.90 of nginx's rate
 // from a memfd, 0.98 from the page cache). A file closed before the
-// kernel's writeback never reaches the disk.
+// kernel's writeback (about 30 s) never reaches the disk; one kept longer
+// is written once.
 func tempFile(b []byte) *os.File {
 	fd, err := unix.Open(os.TempDir(), unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
 	if err != nil {

@@ -114,9 +114,9 @@ func (h *Host) Stop(timeout time.Duration) error {
 			d.Drain()
 		}
 	}
-	err := h.app.ShutdownWithTimeout(time.Until(deadline) / 2)
+	err := httpx.Shutdown(h.app, time.Until(deadline)/2)
 	if h.admin != nil {
-		_ = h.admin.ShutdownWithTimeout(time.Second)
+		_ = httpx.Shutdown(h.admin, time.Second)
 	}
 	if h.opts.Local {
 		// Half the time is kept for the relays' last drain and the

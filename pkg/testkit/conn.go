@@ -67,3 +67,13 @@ func (c *Conn) Closed(d time.Duration) bool {
 	n, err := c.br.Read(make([]byte, 1))
 	return n == 0 && err == io.EOF
 }
+
+// AwaitAnswer waits (20 s at most) for the first byte of the next
+// response, leaving it to Read: the server has begun to answer.
+func (c *Conn) AwaitAnswer() {
+	c.t.Helper()
+	_ = c.Raw.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := c.br.Peek(1); err != nil {
+		c.t.Fatal(err)
+	}
+}
