@@ -71,14 +71,7 @@ func DocumentGET(app *fiber.App, path string, current func() *Document) {
 		return
 	}
 	f := v.(*fastRoutes)
-	f.add(path, fastRoute{path: path, doc: current, h: func(ctx *fasthttp.RequestCtx) bool {
-		d := current()
-		if d == nil {
-			return false
-		}
-		ServeDocument(ctx, d)
-		return true
-	}})
+	f.add(path, fastRoute{path: path, current: current})
 }
 
 // ETagMatches applies If-None-Match (RFC 9110 §13.1.2) to a quoted tag:

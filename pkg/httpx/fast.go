@@ -35,17 +35,13 @@ type fastRoutes struct {
 	door   atomic.Pointer[frontDoor] // the app's, once served (Serve)
 }
 
+// fastRoute is a document route (DocumentGET). Its document is kept in
+// memory: the fast paths give current no request context, so no request
+// deadline would bound a call to a database or a service.
 type fastRoute struct {
-	path string // the metric's route label, as Fiber's route path
-	h    fastHandler
-	doc  func() *Document // the front door's answer (see Serve)
+	path    string           // the metric's route label, as Fiber's route path
+	current func() *Document // nil: not there yet, the app's route answers
 }
-
-// fastHandler answers a request on the fast path and returns true, or
-// returns false, having written nothing, to leave it to the app's route.
-// It is for answers kept in memory: it gets no request context, so no
-// request deadline bounds a call it would make to a database or a service.
-type fastHandler func(ctx *fasthttp.RequestCtx) bool
 
 var fastApps sync.Map // *fiber.App → *fastRoutes
 
@@ -115,8 +111,7 @@ func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) 
 			drawRequestID(&drawn)
 			id = drawn[:]
 		}
-		if !serveFast(ctx, fr.h, base, id) {
-			ctx.Response.Header.Del(HeaderRequestID)
+		if !serveFast(ctx, fr.current, base, id) {
 			next(ctx)
 			return
 		}
@@ -128,9 +123,10 @@ func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) 
 	}
 }
 
-// serveFast runs h with the request id set, and turns a panic into
-// INTERNAL_ERROR as recoverPanics does.
-func serveFast(ctx *fasthttp.RequestCtx, h fastHandler, base *slog.Logger, id []byte) (handled bool) {
+// serveFast answers with the current document and the request id, or
+// returns false, having written nothing, when there is none yet; a panic
+// becomes INTERNAL_ERROR as recoverPanics makes it.
+func serveFast(ctx *fasthttp.RequestCtx, current func() *Document, base *slog.Logger, id []byte) (handled bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			base.Error("panic", slog.String("request_id", string(id)), slog.String("panic", fmt.Sprint(r)), slog.String("stack", string(debug.Stack())))
@@ -139,8 +135,13 @@ func serveFast(ctx *fasthttp.RequestCtx, h fastHandler, base *slog.Logger, id []
 			handled = true
 		}
 	}()
+	d := current()
+	if d == nil {
+		return false
+	}
 	ctx.Response.Header.SetCanonical(headerRequestID, id)
-	return h(ctx)
+	ServeDocument(ctx, d)
+	return true
 }
 
 var headerRequestID = []byte(HeaderRequestID) // fasthttp's canonical form already

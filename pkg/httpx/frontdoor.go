@@ -88,8 +88,8 @@ func newFrontDoor(inner net.Listener, routes *fastRoutes, t frontTimeouts) *fron
 		handoff: make(chan *lingerConn), acceptErr: make(chan error, 1), done: make(chan struct{}),
 		conns: map[*lingerConn]struct{}{}}
 	d.isRoute = func(path []byte) bool {
-		r, ok := routes.lookup(path)
-		return ok && r.doc != nil
+		_, ok := routes.lookup(path)
+		return ok
 	}
 	go d.acceptLoop()
 	return d
@@ -330,10 +330,10 @@ const (
 func (f *frontConn) answer(req frontRequest) answerResult {
 	start := time.Now()
 	route, ok := f.door.routes.lookup(req.path)
-	if !ok || route.doc == nil {
+	if !ok {
 		return answerDeclined
 	}
-	doc := currentDocument(route.doc)
+	doc := currentDocument(route.current)
 	if doc == nil {
 		return answerDeclined
 	}
