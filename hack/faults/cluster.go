@@ -7,36 +7,29 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"sharedworld.dev/hack/cluster"
+	"sharedworld.dev/hack/proc"
 	"sharedworld.dev/hack/services"
 )
 
 // Build compiles the service binaries, the standalone broker and database,
 // and the runner into dir.
 func Build(ctx context.Context, dir string) error {
-	pkgs := []string{"sharedworld.dev/hack/cmd/embedded-broker", "sharedworld.dev/hack/cmd/embedded-db", "sharedworld.dev/hack/cmd/world"}
-	for _, e := range services.Table {
-		pkgs = append(pkgs, "sharedworld.dev/services/"+e.Name()+"/cmd/"+e.Name())
-	}
-	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", dir + "/"}, pkgs...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
-	}
-	return nil
+	return cluster.Build(ctx, dir, "sharedworld.dev/hack/cmd/world")
 }
 
 // Cluster is the world as a deployment runs it, on loopback: one process
 // per service binary, the broker and the database each in a process of
 // their own, and the Proxy in front.
 type Cluster struct {
-	DB, Broker *Proc
+	DB, Broker *proc.Proc
 	// DBGate stands between the services and the database.
 	DBGate *Gate
 	// Services by name, in the service table's order.
-	Services map[string]*Proc
+	Services map[string]*proc.Proc
 	Proxy    *Proxy
 	// URL is the Proxy's base URL; Brokers the broker's address.
 	URL     string
@@ -57,13 +50,13 @@ type ClusterOptions struct {
 // StartCluster starts the database, the broker, every service (identity
 // first: the others fetch its development provider's keys) and the proxy.
 func StartCluster(ctx context.Context, o ClusterOptions) (c *Cluster, err error) {
-	c = &Cluster{Services: map[string]*Proc{}}
+	c = &Cluster{Services: map[string]*proc.Proc{}}
 	defer func() {
 		if err != nil {
 			c.Stop()
 		}
 	}()
-	c.DB = &Proc{Name: "embedded-db", Bin: filepath.Join(o.BinDir, "embedded-db"), Args: []string{"-dir", filepath.Join(o.DataDir, "mongo")}, Log: o.Log}
+	c.DB = &proc.Proc{Name: "embedded-db", Bin: filepath.Join(o.BinDir, "embedded-db"), Args: []string{"-dir", filepath.Join(o.DataDir, "mongo")}, Log: o.Log}
 	if err := c.DB.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -79,7 +72,7 @@ func StartCluster(ctx context.Context, o ClusterOptions) (c *Cluster, err error)
 	if err != nil {
 		return nil, err
 	}
-	c.Broker = &Proc{Name: "embedded-broker", Bin: filepath.Join(o.BinDir, "embedded-broker"),
+	c.Broker = &proc.Proc{Name: "embedded-broker", Bin: filepath.Join(o.BinDir, "embedded-broker"),
 		Args: []string{"-dir", filepath.Join(o.DataDir, "kafka"), "-port", fmt.Sprint(port)}, Log: o.Log}
 	if err := c.Broker.Start(ctx); err != nil {
 		return nil, err
@@ -110,8 +103,8 @@ func StartCluster(ctx context.Context, o ClusterOptions) (c *Cluster, err error)
 			env = append(env, "WORLD_IDENTITY_URL="+identity,
 				"WORLD_IDP_KEYS_URL="+identity+"/dev/idp/keys", "WORLD_IDP_REVOCATIONS_URL="+identity+"/dev/idp/revocations")
 		}
-		p := &Proc{Name: e.Name(), Bin: filepath.Join(o.BinDir, e.Name()), Env: env, Log: o.Log,
-			Ready: HTTPReady("http://" + admin + "/readyz")}
+		p := &proc.Proc{Name: e.Name(), Bin: filepath.Join(o.BinDir, e.Name()), Env: env, Log: o.Log,
+			Ready: proc.HTTPReady("http://" + admin + "/readyz")}
 		c.Services[e.Name()] = p
 		if err := p.Start(ctx); err != nil {
 			return nil, err

@@ -1,3 +1,9 @@
+// Package faults runs the world's fault scenarios (`make faults`): each
+// drives writes over HTTP with the crash test's load (hack/crash) while one
+// part of the world fails — the runner killed, the broker or the database
+// unreachable, every event delivered twice, a consumer killed mid-batch —
+// and then checks what was acknowledged against what is stored and what
+// the projections show: nothing lost, nothing doubled.
 package faults
 
 import (

@@ -26,7 +26,12 @@ var devClockUnit = platform.Unit{
 	Name: "devclock",
 	Build: func(_ context.Context, env platform.Env) (platform.Service, error) {
 		dc, _ := env.Deps.Clock.(*clock.Dev)
-		return devClock{clock: dc, token: env.Deps.AmbassadorToken, kept: env.Deps.DB.Collection(offsetColl)}, nil
+		kept := env.Deps.DB.Collection(offsetColl)
+		return devClock{clock: dc, token: env.Deps.AmbassadorToken, keep: func(ctx context.Context, offset time.Duration) error {
+			_, err := kept.UpdateOne(ctx, bson.M{"_id": offsetID},
+				bson.M{"$set": bson.M{"offset_ns": int64(offset)}}, options.Update().SetUpsert(true))
+			return err
+		}}, nil
 	},
 }
 
@@ -54,7 +59,7 @@ func keptOffset(ctx context.Context, db *mongo.Database) (time.Duration, error) 
 type devClock struct {
 	clock *clock.Dev
 	token string
-	kept  *mongo.Collection
+	keep  func(ctx context.Context, offset time.Duration) error
 }
 
 // advanceRequest is the body of POST /api/admin/clock.
@@ -66,28 +71,30 @@ func (devClock) Name() string                  { return "devclock" }
 func (devClock) BodyLimits() map[string]int    { return nil }
 func (devClock) Run(ctx context.Context) error { <-ctx.Done(); return nil }
 
-func (d devClock) Routes(r fiber.Router) {
-	r.Post("/api/admin/clock", auth.Ambassador(d.token), func(c *fiber.Ctx) error {
+func (d devClock) Routes(r fiber.Router) { DevClockRoutes(r, d.clock, d.token, d.keep) }
+
+// DevClockRoutes serves POST /api/admin/clock {"advance": "<Go duration>"}
+// on r: the ambassador moves the development clock d forward; keep stores
+// (and, in a cluster, spreads) the new offset before the clock moves, and
+// the clock stays where it was when keep fails.
+func DevClockRoutes(r fiber.Router, d *clock.Dev, token string, keep func(ctx context.Context, offset time.Duration) error) {
+	r.Post("/api/admin/clock", auth.Ambassador(token), func(c *fiber.Ctx) error {
 		var req advanceRequest
 		if err := httpx.Decode(c, &req); err != nil {
 			return err
 		}
 		if req.Advance == nil {
-			return httpx.OK(c, fiber.StatusOK, fiber.Map{"now": clock.Timestamp(d.clock.Now())})
+			return httpx.OK(c, fiber.StatusOK, fiber.Map{"now": clock.Timestamp(d.Now())})
 		}
 		dur, err := time.ParseDuration(*req.Advance)
 		if err != nil || dur < 0 {
 			return problem.Invalid("advance is not a non-negative Go duration.", `Send {"advance": "72h"} (units h, m, s).`)
 		}
-		now, err := d.clock.Advance(dur, func(offset time.Duration) error {
-			_, err := d.kept.UpdateOne(c.UserContext(), bson.M{"_id": offsetID},
-				bson.M{"$set": bson.M{"offset_ns": int64(offset)}}, options.Update().SetUpsert(true))
-			return err
-		})
+		now, err := d.Advance(dur, func(offset time.Duration) error { return keep(c.UserContext(), offset) })
 		if errors.Is(err, clock.ErrTooFar) {
-			left := clock.MaxDevOffset - d.clock.Offset()
+			left := clock.MaxDevOffset - d.Offset()
 			return problem.Invalidf(fmt.Sprintf("The clock may run at most 10 years (%s) ahead in all; it is %s ahead, so advance by at most %s.",
-				clock.MaxDevOffset, d.clock.Offset().Round(time.Second), left.Truncate(time.Second)),
+				clock.MaxDevOffset, d.Offset().Round(time.Second), left.Truncate(time.Second)),
 				"advance %q would take the world more than 10 years ahead of the wall clock.", *req.Advance)
 		}
 		if err != nil {

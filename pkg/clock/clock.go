@@ -82,6 +82,16 @@ func (d *Dev) Advance(by time.Duration, keep func(offset time.Duration) error) (
 	return d.Now(), nil
 }
 
+// Follow moves the clock forward to offset (kept elsewhere, as a service
+// binary follows the world's one development clock); an offset behind the
+// clock's, or beyond MaxDevOffset, moves nothing, so world time never goes back.
+func (d *Dev) Follow(offset time.Duration) {
+	offset = min(offset, MaxDevOffset)
+	d.mu.Lock()
+	d.offset = max(d.offset, offset)
+	d.mu.Unlock()
+}
+
 // Fixed is a clock for tests that stays where it is put.
 type Fixed struct {
 	mu sync.Mutex

@@ -11,6 +11,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/ratelimit"
 )
 
@@ -124,6 +125,12 @@ type Common struct {
 	ClientIPHeader string `env:"WORLD_CLIENT_IP_HEADER"`
 	// DevIDP turns on the development identity provider (identity serves it; off in production).
 	DevIDP bool `env:"WORLD_DEV_IDP" envDefault:"false"`
+	// DevClock makes the binary follow a development clock (never in
+	// production): it starts DevClockOffset ahead of the wall clock and the
+	// admin port's PUT /devclock moves it forward, so that a local cluster
+	// moves every replica's time at once as the runner moves its one clock.
+	DevClock       bool          `env:"WORLD_DEV_CLOCK" envDefault:"false"`
+	DevClockOffset time.Duration `env:"WORLD_DEV_CLOCK_OFFSET"`
 }
 
 // Validate checks the settings a service binary cannot run without.
@@ -134,6 +141,8 @@ func (c Common) Validate() error {
 	p.Addf(c.AmbassadorToken != "" && len(c.AmbassadorToken) < 16, "WORLD_AMBASSADOR_TOKEN must be at least 16 characters")
 	p.Addf(c.RequestDeadline < 0 || (c.RequestDeadline > 0 && c.RequestDeadline < 100*time.Millisecond) || c.RequestDeadline > 5*time.Minute,
 		"WORLD_REQUEST_DEADLINE must be between 100ms and 5m (a Go duration such as 5s), got %v", c.RequestDeadline)
+	p.Addf(c.DevClockOffset < 0 || c.DevClockOffset > clock.MaxDevOffset || (c.DevClockOffset != 0 && !c.DevClock),
+		"WORLD_DEV_CLOCK_OFFSET must be a Go duration between 0 and 10 years, and needs WORLD_DEV_CLOCK=true, got %v", c.DevClockOffset)
 	p.Addf(c.AccessLogSample < 1, "WORLD_ACCESS_LOG_SAMPLE must be 1 or more (1 logs every request), got %d", c.AccessLogSample)
 	p.Addf(c.RevocationRefreshSec < 1 || c.RevocationRefreshSec > 60, "WORLD_IDP_REVOCATION_REFRESH_SECONDS must be between 1 and 60, got %d", c.RevocationRefreshSec)
 	p.Addf(len(c.ProviderKeys) == 0 && c.ProviderKeysURL == "" && !c.RemoteVerify && !c.DevIDP, "set WORLD_IDP_KEYS (kid=base64key,...) or WORLD_IDP_KEYS_URL, or enable WORLD_IDP_REMOTE_VERIFY or WORLD_DEV_IDP")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/logging"
 )
@@ -81,6 +82,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, units []U
 		return exitFailed
 	}
 	opts := Options{Config: cfg, Backend: backend, Logger: log}
+	if cfg.DevClock {
+		opts.Clock = clock.NewDevAt(cfg.DevClockOffset)
+	}
 	if job != nil {
 		return runJob(ctx, opts, jobUnit, *job)
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/httpx"
 )
@@ -57,6 +58,9 @@ func (h *Host) Start(ctx context.Context) error {
 		h.admin = httpx.NewApp(httpx.Options{Service: name + "-admin", Logger: h.log})
 		httpx.MountHealth(h.admin, checks...)
 		httpx.MountMetrics(h.admin)
+		if dc, ok := h.opts.Clock.(*clock.Dev); ok && cfg.DevClock {
+			mountDevClock(h.admin, dc)
+		}
 		go func() { h.served <- httpx.Serve(h.admin, adminLn) }()
 	}
 	h.url = "http://" + ln.Addr().String()

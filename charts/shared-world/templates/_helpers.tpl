@@ -60,6 +60,17 @@ app.kubernetes.io/component: {{ .name }}
 {{- end }}
 {{- end }}
 
+{{/*
+Every service refuses to start without a provider to trust (exit 2), so an
+install without one is refused while rendering, naming the values to set.
+*/}}
+{{- define "sw.requireIdentityProvider" -}}
+{{- $p := .Values.identityProvider }}
+{{- if not (or .Values.secrets.providerKeys .Values.secrets.existingSecret $p.keysUrl $p.remoteVerify $p.development) }}
+{{- fail "no identity provider is configured, so no agent could register: set identityProvider.keysUrl (the provider's key document), secrets.providerKeys (kid=base64key,...), or identityProvider.remoteVerify with identityProvider.verifyUrl; or, to try the world out, identityProvider.development=true (anyone can register: never in production)" }}
+{{- end }}
+{{- end }}
+
 {{- define "sw.idpRevocationsUrl" -}}
 {{- if .Values.identityProvider.revocationsUrl }}{{ .Values.identityProvider.revocationsUrl }}
 {{- else if .Values.identityProvider.development }}http://{{ include "sw.fullname" . }}-identity:{{ .Values.service.port }}/dev/idp/revocations

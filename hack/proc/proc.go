@@ -1,10 +1,7 @@
-// Package faults runs the world's fault scenarios (`make faults`): each
-// drives writes over HTTP with the crash test's load (hack/crash) while one
-// part of the world fails — the runner killed, the broker or the database
-// unreachable, every event delivered twice, a consumer killed mid-batch —
-// and then checks what was acknowledged against what is stored and what
-// the projections show: nothing lost, nothing doubled.
-package faults
+// Package proc runs child processes that can be killed, paused and started
+// again with the same arguments and environment: the fault scenarios' and
+// the local cluster's services, broker and database.
+package proc
 
 import (
 	"bufio"
@@ -27,6 +24,9 @@ type Proc struct {
 	Bin  string
 	Args []string
 	Env  []string
+	// Isolated starts the process with Env alone, as a container starts,
+	// instead of this process's environment plus Env.
+	Isolated bool
 	// Log receives the child's stderr, and its stdout after the first line.
 	Log io.Writer
 	// Ready is polled after a start until it returns nil (nil: the first
@@ -42,7 +42,7 @@ type Proc struct {
 // Start runs the process and returns once it is ready.
 func (p *Proc) Start(ctx context.Context) error {
 	cmd := exec.Command(p.Bin, p.Args...)
-	cmd.Env = append(os.Environ(), p.Env...)
+	cmd.Env = p.environ()
 	cmd.Stderr = p.Log
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -60,6 +60,9 @@ func (p *Proc) Start(ctx context.Context) error {
 		line := ""
 		if sc.Scan() {
 			line = sc.Text()
+			if p.Ready != nil && p.Log != nil {
+				fmt.Fprintln(p.Log, line)
+			}
 		}
 		first <- line
 		for sc.Scan() {
@@ -103,6 +106,25 @@ func (p *Proc) Start(ctx context.Context) error {
 	}
 }
 
+func (p *Proc) environ() []string {
+	if p.Isolated {
+		return append([]string{"PATH=" + os.Getenv("PATH")}, p.Env...)
+	}
+	return append(os.Environ(), p.Env...)
+}
+
+// Run runs the process to completion (a job's): nil when it exits 0.
+func (p *Proc) Run(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, p.Bin, p.Args...)
+	cmd.Env = p.environ()
+	cmd.Stdout, cmd.Stderr = p.Log, p.Log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w", p.Name, err)
+	}
+	return nil
+}
+
 // Kill sends SIGKILL to the process group and waits for it to die.
 func (p *Proc) Kill() {
 	if p.cmd == nil {
@@ -115,24 +137,47 @@ func (p *Proc) Kill() {
 }
 
 // Stop ends the process with SIGTERM, and SIGKILL after 30 s.
-func (p *Proc) Stop() {
+func (p *Proc) Stop() { p.StopWithin(30 * time.Second) }
+
+// StopWithin ends the process with SIGTERM, and SIGKILL after grace (a
+// pod's terminationGracePeriodSeconds). It reports whether the process
+// exited on its own.
+func (p *Proc) StopWithin(grace time.Duration) bool {
 	if p.cmd == nil {
-		return
+		return true
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT)
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:
 		p.cmd = nil
-	case <-time.After(30 * time.Second):
+		return true
+	case <-time.After(grace):
 		p.Kill()
+		return false
 	}
+}
+
+// Exited is closed when the process started last has exited (nil before a start).
+func (p *Proc) Exited() <-chan struct{} { return p.done }
+
+// ExitCode is the exit code of the process once it has exited (-1 when
+// killed by a signal or still running).
+func (p *Proc) ExitCode() int {
+	if p.cmd == nil || p.cmd.ProcessState == nil {
+		return -1
+	}
+	return p.cmd.ProcessState.ExitCode()
 }
 
 // Pause stops the process with SIGSTOP: its sockets stay open and the
 // kernel still accepts connections, but nothing answers — a peer that is
 // unreachable rather than gone.
 func (p *Proc) Pause() error { return p.signal(syscall.SIGSTOP) }
+
+// Signal sends s to the process group without waiting (SIGKILL: a crash
+// that whoever watches Exited handles).
+func (p *Proc) Signal(s syscall.Signal) error { return p.signal(s) }
 
 // Resume undoes Pause.
 func (p *Proc) Resume() error { return p.signal(syscall.SIGCONT) }

@@ -1,0 +1,205 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"sharedworld.dev/hack/proc"
+)
+
+// Replica is one pod of a Deployment: a process of the service binary on
+// ports of its own, in the endpoints of its Services while its readiness
+// probe passes.
+type Replica struct {
+	Name string // <deployment>-<n>
+	// Addrs are the local addresses of the container's named ports.
+	Addrs map[string]string
+
+	proc     *proc.Proc
+	ready    atomic.Bool
+	stopping atomic.Bool
+	restarts atomic.Int32
+	tail     *tailLog
+	stopProbe context.CancelFunc
+}
+
+// Ready reports whether the replica is in its Services' endpoints.
+func (r *Replica) Ready() bool { return r.ready.Load() && !r.stopping.Load() }
+
+// Restarts counts the times the replica's process exited on its own and
+// was started again.
+func (r *Replica) Restarts() int { return int(r.restarts.Load()) }
+
+// freeAddr is a loopback address nobody listens on: a pod's own port.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// podEnv is the container's environment for one replica: listen
+// addresses of the container's ports (":8080") become the replica's own,
+// in-cluster Service addresses the local ones standing for them, then
+// extra (the cluster's own settings) on top.
+func podEnv(c Container, addrs map[string]string, hosts serviceHosts, extra []string) []string {
+	env := make([]string, 0, len(c.Env)+len(extra))
+	for _, kv := range c.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		for name, port := range c.Ports {
+			if v == fmt.Sprintf(":%d", port) || v == fmt.Sprintf("0.0.0.0:%d", port) {
+				v = addrs[name]
+			}
+		}
+		env = append(env, k+"="+hosts.rewrite(v))
+	}
+	return append(env, extra...)
+}
+
+// startReplica starts one replica and returns once its readiness probe
+// passed (or its process exited or never became ready: the error carries
+// its last log lines).
+func startReplica(ctx context.Context, name string, c Container, binDir string, hosts serviceHosts, extra []string, log io.Writer) (*Replica, error) {
+	r := &Replica{Name: name, Addrs: map[string]string{}, tail: newTailLog(name, log, 40)}
+	for port := range c.Ports {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		r.Addrs[port] = addr
+	}
+	probe, err := probeTarget(c.Readiness, c.Ports, r.Addrs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	r.proc = &proc.Proc{Name: name, Bin: filepath.Join(binDir, c.Binary), Args: c.Args,
+		Env: podEnv(c, r.Addrs, hosts, extra), Log: r.tail, Ready: proc.HTTPReady(probe), Isolated: true}
+	if err := r.proc.Start(ctx); err != nil {
+		return nil, fmt.Errorf("%w; its last log lines:\n%s", err, r.tail.String())
+	}
+	r.ready.Store(true)
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.stopProbe = cancel
+	go r.probe(pctx, c, proc.HTTPReady(probe))
+	return r, nil
+}
+
+// probe runs the readiness probe at its period: failureThreshold failures
+// in a row take the replica out of the endpoints, one success puts it
+// back. A process that exits on its own is started again (a pod's
+// restartPolicy Always), with the kubelet's doubling back-off.
+func (r *Replica) probe(ctx context.Context, c Container, check func(context.Context) error) {
+	period := time.Duration(max(c.Readiness.PeriodSeconds, 1)) * time.Second
+	threshold := max(int(c.Readiness.FailureThreshold), 1)
+	if c.Readiness.FailureThreshold == 0 {
+		threshold = 3
+	}
+	failures, backoff := 0, 10*time.Millisecond
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.proc.Exited():
+			r.ready.Store(false)
+			if r.stopping.Load() {
+				return
+			}
+			fmt.Fprintf(r.tail, "exited (code %d); starting again in %v\n", r.proc.ExitCode(), backoff)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, 10*time.Second)
+			r.restarts.Add(1)
+			if err := r.proc.Start(ctx); err != nil {
+				fmt.Fprintf(r.tail, "restart failed: %v\n", err)
+				continue
+			}
+			r.ready.Store(true)
+			failures = 0
+		case <-time.After(period):
+			pctx, cancel := context.WithTimeout(ctx, max(time.Duration(c.Readiness.TimeoutSeconds)*time.Second, time.Second))
+			err := check(pctx)
+			cancel()
+			if err == nil {
+				failures = 0
+				r.ready.Store(true)
+			} else if failures++; failures >= threshold {
+				r.ready.Store(false)
+			}
+		}
+	}
+}
+
+// Terminate is a pod's deletion: out of the endpoints at once, SIGTERM,
+// and SIGKILL after grace.
+func (r *Replica) Terminate(grace time.Duration) bool {
+	r.stopping.Store(true)
+	r.ready.Store(false)
+	clean := r.proc.StopWithin(grace)
+	if r.stopProbe != nil {
+		r.stopProbe()
+	}
+	return clean
+}
+
+// Kill is a crash: SIGKILL; the replica is started again like a pod's
+// container after it died.
+func (r *Replica) Kill() {
+	r.ready.Store(false)
+	_ = r.proc.Signal(syscall.SIGKILL)
+}
+
+// tailLog writes a replica's log lines, prefixed with its name, to out and
+// keeps its last lines for the error that says why it did not start.
+type tailLog struct {
+	prefix string
+	out    io.Writer
+	mu     sync.Mutex
+	lines  []string
+	keep   int
+	part   []byte
+}
+
+func newTailLog(name string, out io.Writer, keep int) *tailLog {
+	return &tailLog{prefix: "[" + name + "] ", out: out, keep: keep}
+}
+
+func (t *tailLog) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.part = append(t.part, b...)
+	for {
+		i := strings.IndexByte(string(t.part), '\n')
+		if i < 0 {
+			break
+		}
+		line := string(t.part[:i])
+		t.part = t.part[i+1:]
+		if t.out != nil {
+			fmt.Fprintln(t.out, t.prefix+line)
+		}
+		t.lines = append(t.lines, line)
+		if len(t.lines) > t.keep {
+			t.lines = t.lines[len(t.lines)-t.keep:]
+		}
+	}
+	return len(b), nil
+}
+
+func (t *tailLog) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.Join(append(append([]string{}, t.lines...), string(t.part)), "\n")
+}
