@@ -54,9 +54,12 @@ func (h *Host) Start(ctx context.Context) error {
 			h.close()
 			return err
 		}
-		h.admin = httpx.NewApp(httpx.Options{Service: name + "-admin", Logger: h.log})
+		// Probes and scrapes are not the service's traffic: counted, they
+		// would make a "<name>-admin" service in every RED dashboard.
+		h.admin = httpx.NewApp(httpx.Options{Service: name + "-admin", Logger: h.log, Unmetered: true})
 		httpx.MountHealth(h.admin, checks...)
 		httpx.MountMetrics(h.admin)
+		h.adminURL = "http://" + adminLn.Addr().String()
 		go func() { h.served <- httpx.Serve(h.admin, adminLn) }()
 	}
 	h.url = "http://" + ln.Addr().String()
