@@ -4,14 +4,16 @@ go 1.26.0
 
 require (
 	github.com/gofiber/fiber/v2 v2.52.15
+	github.com/segmentio/kafka-go v0.4.51
+	go.mongodb.org/mongo-driver v1.17.4
 	sharedworld.dev/pkg v0.0.0
 	sharedworld.dev/proto v0.0.0
 	sharedworld.dev/services/bulletin v0.0.0
 	sharedworld.dev/services/docs v0.0.0
 	sharedworld.dev/services/governance v0.0.0
 	sharedworld.dev/services/identity v0.0.0
-	sharedworld.dev/services/plots-storage v0.0.0
 	sharedworld.dev/services/messaging v0.0.0
+	sharedworld.dev/services/plots-storage v0.0.0
 	sharedworld.dev/services/tickets v0.0.0
 )
 
@@ -28,6 +30,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cloudevents/sdk-go/v2 v2.16.2 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
+	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/getkin/kin-openapi v0.152.0 // indirect
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
@@ -65,18 +68,17 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.2.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/segmentio/kafka-go v0.4.51 // indirect
 	github.com/twmb/franz-go v1.22.2 // indirect
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c // indirect
 	github.com/twmb/franz-go/pkg/kmsg v1.15.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasthttp v1.51.0 // indirect
 	github.com/valyala/tcplisten v1.0.0 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
 	github.com/xdg-go/pbkdf2 v1.0.0 // indirect
 	github.com/xdg-go/scram v1.1.2 // indirect
 	github.com/xdg-go/stringprep v1.0.4 // indirect
 	github.com/youmark/pkcs8 v0.0.0-20240726163527-a2c0da244d78 // indirect
-	go.mongodb.org/mongo-driver v1.17.4 // indirect
 	go.opentelemetry.io/otel v1.28.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.28.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.28.0 // indirect
@@ -85,6 +87,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.28.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.3.1 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/crypto/x509roots/fallback v0.0.0-20261030153154-30a33513ff6d // indirect
 	golang.org/x/exp v0.0.0-20240719175910-8a7402abbf56 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
@@ -110,7 +113,7 @@ replace (
 	sharedworld.dev/services/docs => ../services/docs
 	sharedworld.dev/services/governance => ../services/governance
 	sharedworld.dev/services/identity => ../services/identity
-	sharedworld.dev/services/plots-storage => ../services/plots-storage
 	sharedworld.dev/services/messaging => ../services/messaging
+	sharedworld.dev/services/plots-storage => ../services/plots-storage
 	sharedworld.dev/services/tickets => ../services/tickets
 )
