@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -59,6 +60,7 @@ type Host struct {
 	app, admin *fiber.App
 	url        string
 	adminURL   string
+	draining   atomic.Bool // Drain began: not ready
 	cancelBG   context.CancelFunc
 	bgDone     chan struct{}
 	served     chan error
