@@ -17,9 +17,9 @@ import (
 // development clock's when it is on), never two runs at once
 // (concurrencyPolicy Forbid), each run retried up to the Job's backoffLimit.
 type cronJob struct {
-	c        *Cluster
-	spec     batchv1.CronJob
-	schedule cron.Schedule
+	c         *Cluster
+	spec      batchv1.CronJob
+	schedule  cron.Schedule
 	container Container
 
 	mu      sync.Mutex

@@ -136,5 +136,4 @@ func (d *devClock) pushOffset(ctx context.Context, r *Replica, offset time.Durat
 	}
 }
 
-
 var pushClient = &http.Client{Timeout: 5 * time.Second}

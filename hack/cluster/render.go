@@ -14,16 +14,16 @@ import (
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"helm.sh/helm/v3/pkg/strvals"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -42,9 +42,9 @@ type Manifests struct {
 
 // RenderOptions say what to render.
 type RenderOptions struct {
-	Chart     string   // the chart's directory
-	Values    []string // values files, in order (helm -f)
-	Set       []string // key=value overrides after them (helm --set)
+	Chart  string   // the chart's directory
+	Values []string // values files, in order (helm -f)
+	Set    []string // key=value overrides after them (helm --set)
 	// Overrides are merged over everything else (values that may hold
 	// commas or equals signs, such as URIs, which --set would split).
 	Overrides map[string]any

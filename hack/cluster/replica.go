@@ -23,11 +23,11 @@ type Replica struct {
 	// Addrs are the local addresses of the container's named ports.
 	Addrs map[string]string
 
-	proc     *proc.Proc
-	ready    atomic.Bool
-	stopping atomic.Bool
-	restarts atomic.Int32
-	tail     *tailLog
+	proc      *proc.Proc
+	ready     atomic.Bool
+	stopping  atomic.Bool
+	restarts  atomic.Int32
+	tail      *tailLog
 	stopProbe context.CancelFunc
 }
 

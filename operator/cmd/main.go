@@ -9,6 +9,12 @@ import (
 	"os"
 	"strings"
 	"time"
+	// The image has no zoneinfo and no CA bundle: the time zone database
+	// and fallback roots (used only when the system has none, so a CA
+	// mounted with SSL_CERT_FILE wins) are compiled in.
+	_ "time/tzdata"
+
+	_ "golang.org/x/crypto/x509roots/fallback"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"

@@ -125,14 +125,20 @@ func (ps Providers) Revocations(ctx context.Context) ([]Revocation, error) {
 }
 
 // keyCache holds provider keys by kid; an unknown kid triggers a refetch at
-// most once per minRefetch, so a forged kid cannot hammer the provider.
+// most once per minRefetch, so a forged kid cannot hammer the provider. A
+// failed fetch keeps the keys held before.
 type keyCache struct {
 	provider   Provider
 	minRefetch time.Duration
+	// fetched, when set, hears every fetch's outcome: the keys held after
+	// it, its error, and the error of the fetch before (the verifier logs
+	// and counts from it).
+	fetched func(held int, err, prev error)
 
 	mu        sync.RWMutex
 	keys      map[string]ed25519.PublicKey
 	fetchedAt time.Time
+	lastErr   error // of the last fetch
 }
 
 func (k *keyCache) lookup(ctx context.Context, kid string) (ed25519.PublicKey, bool) {
@@ -153,20 +159,32 @@ func (k *keyCache) lookup(ctx context.Context, kid string) (ed25519.PublicKey, b
 func (k *keyCache) refresh(ctx context.Context) error {
 	list, err := k.provider.Keys(ctx)
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	k.fetchedAt = time.Now()
-	if err != nil {
-		return err
-	}
-	keys := make(map[string]ed25519.PublicKey, len(list))
-	for _, key := range list {
-		b, derr := decodeBase64(key.PublicKey)
-		if derr == nil && len(b) == ed25519.PublicKeySize {
-			keys[key.Kid] = ed25519.PublicKey(b)
+	prev := k.lastErr
+	k.lastErr = err
+	if err == nil {
+		keys := make(map[string]ed25519.PublicKey, len(list))
+		for _, key := range list {
+			b, derr := decodeBase64(key.PublicKey)
+			if derr == nil && len(b) == ed25519.PublicKeySize {
+				keys[key.Kid] = ed25519.PublicKey(b)
+			}
 		}
+		k.keys = keys
 	}
-	k.keys = keys
-	return nil
+	held := len(k.keys)
+	k.mu.Unlock()
+	if k.fetched != nil {
+		k.fetched(held, err, prev)
+	}
+	return err
+}
+
+// state is the number of keys held and the last fetch's error.
+func (k *keyCache) state() (int, error) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return len(k.keys), k.lastErr
 }
 
 // revocationList is the provider's list, refreshed in the background.

@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
+	"errors"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"sync"
 	"time"
 
+	"sharedworld.dev/pkg/metrics"
 	"sharedworld.dev/pkg/problem"
 )
 
@@ -55,20 +58,24 @@ func NewVerifier(o VerifierOptions) *Verifier {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Verifier{
+	v := &Verifier{
 		opts:        o,
-		keys:        &keyCache{provider: o.Provider, minRefetch: o.KeyRefetch},
 		revocations: &revocationList{provider: o.Provider},
 		idPattern:   regexp.MustCompile(`^` + regexp.QuoteMeta(o.Prefix) + `_[0-9a-f]{24}$`),
 		verified:    make(map[[32]byte]*Certificate),
 	}
+	v.keys = &keyCache{provider: o.Provider, minRefetch: o.KeyRefetch, fetched: v.keysFetched}
+	return v
 }
 
 // Start loads keys and the revocation list, then refreshes the list in the
-// background until ctx ends. A provider that is down at start is retried.
+// background until ctx ends. A provider that is down at start is retried:
+// its keys after a second at first, then less often (up to KeyRefetch),
+// until some are held.
 func (v *Verifier) Start(ctx context.Context) {
-	if err := v.keys.refresh(ctx); err != nil {
-		v.opts.Logger.Warn("identity provider keys not loaded yet", slog.String("error", err.Error()))
+	_ = v.keys.refresh(ctx) // logged by keysFetched
+	if held, _ := v.keys.state(); held == 0 {
+		go v.retryKeys(ctx)
 	}
 	if err := v.RefreshRevocations(ctx); err != nil {
 		v.opts.Logger.Warn("revocation list not loaded yet", slog.String("error", err.Error()))
@@ -90,7 +97,74 @@ func (v *Verifier) Start(ctx context.Context) {
 }
 
 // RefreshRevocations refetches the revocation list now.
-func (v *Verifier) RefreshRevocations(ctx context.Context) error { return v.revocations.refresh(ctx) }
+func (v *Verifier) RefreshRevocations(ctx context.Context) error {
+	err := v.revocations.refresh(ctx)
+	if err != nil {
+		metrics.ProviderRefreshFailures.WithLabelValues("revocations").Inc()
+	}
+	return err
+}
+
+// retryKeys fetches the keys again until some are held or ctx ends: no
+// request asks for them while every certificate is refused with "unknown
+// provider key" only once per KeyRefetch, and the host stays not ready
+// meanwhile, so the retry cannot wait for traffic.
+func (v *Verifier) retryKeys(ctx context.Context) {
+	wait := min(time.Second, v.opts.KeyRefetch)
+	for {
+		if held, _ := v.keys.state(); held > 0 {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		_ = v.keys.refresh(ctx)
+		wait = min(2*wait, v.opts.KeyRefetch)
+	}
+}
+
+// keysFetched logs a fetch of the provider's keys that failed, once per
+// different error rather than at every retry, and the recovery; and keeps
+// the metrics.
+func (v *Verifier) keysFetched(held int, err, prev error) {
+	metrics.ProviderKeys.Set(float64(held))
+	switch {
+	case err != nil:
+		metrics.ProviderRefreshFailures.WithLabelValues("keys").Inc()
+		if prev == nil || prev.Error() != err.Error() {
+			v.opts.Logger.Error("identity provider keys could not be loaded", slog.String("error", err.Error()), slog.Int("keys_held", held))
+		}
+	case prev != nil:
+		v.opts.Logger.Info("identity provider keys loaded", slog.Int("keys_held", held))
+	}
+}
+
+// ErrNoProviderKey is Ready's answer while the verifier holds no key of
+// its provider: every certificate would be refused.
+var ErrNoProviderKey = errors.New("no identity provider key loaded")
+
+// Ready is a readiness probe: nil once the verifier holds a key of its
+// provider (or the provider verifies every certificate itself), else why
+// not, with the last fetch's error. A replica that would refuse every
+// certificate with 401 must not receive traffic.
+func (v *Verifier) Ready(context.Context) error {
+	if v.opts.Remote != nil {
+		return nil
+	}
+	held, err := v.keys.state()
+	switch {
+	case held > 0:
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrNoProviderKey, err)
+	default:
+		return fmt.Errorf("%w: the provider lists no usable ed25519 key", ErrNoProviderKey)
+	}
+}
 
 // ValidAgentID reports whether id has the provider's agent_id shape.
 func (v *Verifier) ValidAgentID(id string) bool { return v.idPattern.MatchString(id) }

@@ -97,9 +97,14 @@ type Common struct {
 	// to other services: a hung database answers 503 with Retry-After
 	// after this long (zero: the kit's default, 5 s).
 	RequestDeadline time.Duration `env:"WORLD_REQUEST_DEADLINE" envDefault:"5s"`
-	MongoURI        string        `env:"WORLD_MONGO_URI"`
-	MongoDB         string        `env:"WORLD_MONGO_DATABASE"`
-	KafkaBrokers    []string      `env:"WORLD_KAFKA_BROKERS" envSeparator:","`
+	// DrainDelay is how long a replica told to stop (SIGTERM) stays up not
+	// ready, still answering, before it stops taking connections: the time
+	// its endpoints need to leave every load balancer (platform.Host.Drain).
+	// Zero, the default, stops at once, as the local runner and tests want.
+	DrainDelay   time.Duration `env:"WORLD_DRAIN_DELAY" envDefault:"0s"`
+	MongoURI     string        `env:"WORLD_MONGO_URI"`
+	MongoDB      string        `env:"WORLD_MONGO_DATABASE"`
+	KafkaBrokers []string      `env:"WORLD_KAFKA_BROKERS" envSeparator:","`
 	// AmbassadorToken authorises the ambassador's admin routes.
 	AmbassadorToken string `env:"WORLD_AMBASSADOR_TOKEN"`
 	// IdentityURL is where other services ask identity about citizens they have not seen yet.
@@ -143,6 +148,8 @@ func (c Common) Validate() error {
 		"WORLD_REQUEST_DEADLINE must be between 100ms and 5m (a Go duration such as 5s), got %v", c.RequestDeadline)
 	p.Addf(c.DevClockOffset < 0 || c.DevClockOffset > clock.MaxDevOffset || (c.DevClockOffset != 0 && !c.DevClock),
 		"WORLD_DEV_CLOCK_OFFSET must be a Go duration between 0 and 10 years, and needs WORLD_DEV_CLOCK=true, got %v", c.DevClockOffset)
+	p.Addf(c.DrainDelay < 0 || c.DrainDelay > 5*time.Minute,
+		"WORLD_DRAIN_DELAY must be between 0s and 5m (a Go duration such as 10s), got %v", c.DrainDelay)
 	p.Addf(c.AccessLogSample < 1, "WORLD_ACCESS_LOG_SAMPLE must be 1 or more (1 logs every request), got %d", c.AccessLogSample)
 	p.Addf(c.RevocationRefreshSec < 1 || c.RevocationRefreshSec > 60, "WORLD_IDP_REVOCATION_REFRESH_SECONDS must be between 1 and 60, got %d", c.RevocationRefreshSec)
 	p.Addf(len(c.ProviderKeys) == 0 && c.ProviderKeysURL == "" && !c.RemoteVerify && !c.DevIDP, "set WORLD_IDP_KEYS (kid=base64key,...) or WORLD_IDP_KEYS_URL, or enable WORLD_IDP_REMOTE_VERIFY or WORLD_DEV_IDP")

@@ -45,12 +45,21 @@ func TestCommonValidation(t *testing.T) {
 		{"rate limit without a window", with("WORLD_RATE_LIMITS", "writes=100"), "WORLD_RATE_LIMITS: rate limit writes"},
 		{"request deadline too short", with("WORLD_REQUEST_DEADLINE", "10ms"), "WORLD_REQUEST_DEADLINE must be between"},
 		{"request deadline not a duration", with("WORLD_REQUEST_DEADLINE", "5"), "WORLD_REQUEST_DEADLINE"},
+		{"drain delay not a duration", with("WORLD_DRAIN_DELAY", "15"), "WORLD_DRAIN_DELAY must be a valid time.Duration"},
+		{"drain delay negative", with("WORLD_DRAIN_DELAY", "-1s"), "WORLD_DRAIN_DELAY must be between"},
+		{"drain delay too long", with("WORLD_DRAIN_DELAY", "10m"), "WORLD_DRAIN_DELAY must be between"},
 	}
 	for _, c := range cases {
 		_, err := config.LoadFrom[config.Common](c.env)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: want an error mentioning %q, got %v", c.name, c.want, err)
 		}
+	}
+	if cfg.DrainDelay != 0 {
+		t.Fatalf("WORLD_DRAIN_DELAY defaults to none, so the runner and tests stop at once: %v", cfg.DrainDelay)
+	}
+	if d, err := config.LoadFrom[config.Common](with("WORLD_DRAIN_DELAY", "15s")); err != nil || d.DrainDelay != 15*time.Second {
+		t.Fatalf("WORLD_DRAIN_DELAY=15s: %v %v", d.DrainDelay, err)
 	}
 	raised, err := config.LoadFrom[config.Common](with("WORLD_RATE_LIMITS", "writes=5000/1m,register_source=1000/1h"))
 	if err != nil || raised.RateLimits["writes"] != "5000/1m" || raised.RateLimits["register_source"] != "1000/1h" {

@@ -48,6 +48,11 @@ type Options struct {
 	// request this long and a 503 with Retry-After, not the driver's 30 s
 	// socket timeout.
 	Deadline time.Duration
+	// Unmetered leaves the app's requests out of the RED metrics: an admin
+	// port's probes and scrapes would otherwise show up as a service of
+	// their own, with a steady rate that dilutes nothing and alerts on
+	// nothing, beside the real ones in every dashboard that sums by service.
+	Unmetered bool
 }
 
 // DefaultDeadline is the request deadline when Options leave it zero: far
@@ -90,7 +95,10 @@ func NewApp(o Options) *fiber.App {
 		// A bulletin document is tens of KiB: one write syscall, not several.
 		WriteBufferSize: 64 << 10,
 	})
-	red := newRouteMetrics(o.Service)
+	var red *routeMetrics
+	if !o.Unmetered {
+		red = newRouteMetrics(o.Service)
+	}
 	fastPath(app, red, o.Logger, o.AccessLogSample) // after the server's own checks (guardServer)
 	guardServer(app.Server())
 	serverErrors(app.Server(), o.BodyLimits)

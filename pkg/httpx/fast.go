@@ -33,6 +33,8 @@ type fastRoutes struct {
 	sample int                       // log one successful read in this many (1 or less: all)
 	reads  atomic.Uint64             // successful reads, for the sampling
 	door   atomic.Pointer[frontDoor] // the app's, once served (Serve)
+	// draining: every answer closes its connection (Drain)
+	draining atomic.Bool
 }
 
 // fastRoute is a document route (DocumentGET). Its document is kept in
@@ -92,7 +94,7 @@ func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) 
 	fastApps.Store(app, f)
 	srv := app.Server()
 	next := srv.Handler
-	srv.Handler = func(ctx *fasthttp.RequestCtx) {
+	serve := func(ctx *fasthttp.RequestCtx) {
 		if !(ctx.IsGet() || ctx.IsHead()) || len(ctx.URI().QueryString()) != 0 || len(ctx.Request.Body()) != 0 {
 			next(ctx)
 			return
@@ -120,6 +122,15 @@ func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) 
 			method = fiber.MethodHead
 		}
 		f.done(method, fr.path, ctx.Response.StatusCode(), id, time.Since(start))
+	}
+	srv.Handler = func(ctx *fasthttp.RequestCtx) {
+		serve(ctx)
+		// After the handler, so that a request in flight when the drain
+		// began closes too; the response (a stream's included) is written
+		// after this returns.
+		if f.draining.Load() {
+			ctx.SetConnectionClose()
+		}
 	}
 }
 

@@ -254,7 +254,7 @@ func (f *frontConn) serve() bool {
 					f.have = copy(f.in, f.in[req.size:f.have])
 					wait, started = f.door.timeouts.idle, time.Now()
 					continue
-				case answerFailed:
+				case answerFailed, answerLast:
 					return false
 				}
 				verdict = frontPass // no document yet: its app route answers
@@ -323,6 +323,7 @@ const (
 	answerWritten  answerResult = iota
 	answerDeclined              // no document yet
 	answerFailed                // the connection broke: close it
+	answerLast                  // written with Connection: close (Drain): close it
 )
 
 // answer writes the response to req, with the request's metrics and
@@ -352,10 +353,14 @@ func (f *frontConn) answer(req frontRequest) answerResult {
 	}
 	// Counted and logged before it leaves, as on the full server: a client
 	// that read its answer finds it in the metrics.
-	status, body := f.header(start, doc, req, id)
+	closing := f.door.routes.draining.Load()
+	status, body := f.header(start, doc, req, id, closing)
 	f.door.routes.done(fiber.MethodGet, route.path, status, id, time.Since(start))
 	if err := f.send(body); err != nil {
 		return answerFailed
+	}
+	if closing {
+		return answerLast
 	}
 	return answerWritten
 }

@@ -13,12 +13,12 @@ import (
 // the headers the full server gives it (ServeDocument), in its order: 304
 // to a matching If-None-Match, else the encoding the request accepts. It
 // returns the status and the body to send (nil: none).
-func (f *frontConn) header(now time.Time, doc *Document, req frontRequest, id []byte) (int, *StaticBody) {
+func (f *frontConn) header(now time.Time, doc *Document, req frontRequest, id []byte, closing bool) (int, *StaticBody) {
 	h := f.out[:0]
 	if len(req.ifNoneMatch) > 0 && ETagMatches(string(req.ifNoneMatch), string(doc.etag)) {
 		h = append(h, "HTTP/1.1 304 Not Modified\r\nDate: "...)
 		h = appendDate(h, now)
-		f.out = appendDocumentHeaders(h, doc, id)
+		f.out = appendDocumentHeaders(h, doc, id, closing)
 		return fiber.StatusNotModified, nil
 	}
 	body, gz := doc.body(string(req.acceptEncoding))
@@ -30,7 +30,7 @@ func (f *frontConn) header(now time.Time, doc *Document, req frontRequest, id []
 	}
 	h = append(h, "\r\nContent-Length: "...)
 	h = strconv.AppendInt(h, int64(len(body.data)), 10)
-	f.out = appendDocumentHeaders(h, doc, id)
+	f.out = appendDocumentHeaders(h, doc, id, closing)
 	return fiber.StatusOK, body
 }
 
@@ -59,8 +59,11 @@ func (f *frontConn) send(body *StaticBody) error {
 }
 
 // appendDocumentHeaders ends a header block with what every answer of a
-// document carries.
-func appendDocumentHeaders(h []byte, doc *Document, id []byte) []byte {
+// document carries (and Connection: close for the last of a connection).
+func appendDocumentHeaders(h []byte, doc *Document, id []byte, closing bool) []byte {
+	if closing {
+		h = append(h, "\r\nConnection: close"...)
+	}
 	h = append(h, "\r\nX-Request-Id: "...)
 	h = append(h, id...)
 	h = append(h, "\r\nEtag: "...)

@@ -17,7 +17,8 @@ type Check struct {
 	Probe func(ctx context.Context) error
 }
 
-// MountHealth adds /healthz (alive) and /readyz (every check passes).
+// MountHealth adds /healthz (alive) and /readyz (every check passes; a
+// 503 names each failed check with its error).
 func MountHealth(r fiber.Router, checks ...Check) {
 	r.Get("/healthz", func(c *fiber.Ctx) error { return OK(c, fiber.StatusOK, fiber.Map{"status": "alive"}) })
 	r.Get("/readyz", func(c *fiber.Ctx) error {
@@ -31,7 +32,7 @@ func MountHealth(r fiber.Router, checks ...Check) {
 		}
 		if len(failed) > 0 {
 			return JSON(c, fiber.StatusServiceUnavailable, fiber.Map{"ok": false, "error": "unavailable",
-				"message": "A dependency is not reachable.", "hint": "Wait for MongoDB and Kafka to become reachable.", "failed": failed})
+				"message": "Not ready: a check failed.", "hint": "Each entry of failed names a check and why it failed: a dependency not reachable (mongodb, kafka), no identity provider key loaded (identity_provider), or the replica shutting down (draining).", "failed": failed})
 		}
 		return OK(c, fiber.StatusOK, fiber.Map{"status": "ready"})
 	})

@@ -30,7 +30,11 @@ type routeSeries struct {
 
 func newRouteMetrics(service string) *routeMetrics { return &routeMetrics{service: service} }
 
+// observe on a nil routeMetrics (an unmetered app) records nothing.
 func (m *routeMetrics) observe(method, route string, status int, elapsed time.Duration) {
+	if m == nil {
+		return
+	}
 	k := routeKey{method, route, status}
 	v, ok := m.seen.Load(k)
 	if !ok {

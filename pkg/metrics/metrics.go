@@ -71,4 +71,17 @@ var (
 		Name: "sharedworld_consumer_lag_messages",
 		Help: "Messages between a consumer's position and the partition head, by service and topic.",
 	}, []string{"service", "topic"}))
+	// ProviderKeys is the number of identity provider keys the host's
+	// verifier holds: zero means no certificate can be verified (the host
+	// is not ready then, see auth.Verifier.Ready).
+	ProviderKeys = Register(prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sharedworld_auth_provider_keys",
+		Help: "Identity provider signing keys loaded by the verifier (0: every certificate is refused and the host is not ready).",
+	}))
+	// ProviderRefreshFailures counts failed fetches of the provider's
+	// documents (the previous keys or list are kept).
+	ProviderRefreshFailures = Register(prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sharedworld_auth_provider_refresh_failures_total",
+		Help: "Failed fetches of the identity provider's documents, by document (keys, revocations).",
+	}, []string{"document"}))
 )

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -58,6 +59,8 @@ type Host struct {
 
 	app, admin *fiber.App
 	url        string
+	adminURL   string
+	draining   atomic.Bool // Drain began: not ready
 	cancelBG   context.CancelFunc
 	bgDone     chan struct{}
 	served     chan error
@@ -201,6 +204,10 @@ func (h *Host) Services() []Service { return h.services }
 
 // URL is the base URL of the public routes once Start returned.
 func (h *Host) URL() string { return h.url }
+
+// AdminURL is the base URL of health and metrics on the admin address once
+// Start returned (empty without one: they are on URL).
+func (h *Host) AdminURL() string { return h.adminURL }
 
 // listen opens a listener to serve with httpx.Serve.
 func listen(addr string) (net.Listener, error) {

@@ -31,7 +31,7 @@ func (h *Host) Start(ctx context.Context) error {
 			limits[route] = n
 		}
 	}
-	checks := h.opts.Backend.Checks()
+	checks := append(h.opts.Backend.Checks(), h.checks()...)
 	h.app = httpx.NewApp(httpx.Options{Service: name, Logger: h.log, BodyLimits: limits, AccessLogSample: cfg.AccessLogSample, Deadline: cfg.RequestDeadline})
 	httpx.MountHealth(h.app, checks...)
 	if cfg.AdminAddr == "" {
@@ -55,12 +55,15 @@ func (h *Host) Start(ctx context.Context) error {
 			h.close()
 			return err
 		}
-		h.admin = httpx.NewApp(httpx.Options{Service: name + "-admin", Logger: h.log})
+		// Probes and scrapes are not the service's traffic: counted, they
+		// would make a "<name>-admin" service in every RED dashboard.
+		h.admin = httpx.NewApp(httpx.Options{Service: name + "-admin", Logger: h.log, Unmetered: true})
 		httpx.MountHealth(h.admin, checks...)
 		httpx.MountMetrics(h.admin)
 		if dc, ok := h.opts.Clock.(*clock.Dev); ok && cfg.DevClock {
 			mountDevClock(h.admin, dc)
 		}
+		h.adminURL = "http://" + adminLn.Addr().String()
 		go func() { h.served <- httpx.Serve(h.admin, adminLn) }()
 	}
 	h.url = "http://" + ln.Addr().String()
@@ -106,13 +109,15 @@ func (h *Host) Wait(ctx context.Context) error {
 	}
 }
 
-// Stop shuts down without losing anything: live streams end, no new
-// requests are taken and in-flight ones finish; on a Local host every
+// Stop shuts down without losing anything (after Drain, in a service
+// binary): live streams end, no new connections are taken, in-flight
+// requests finish with Connection: close and idle connections close; on a Local host every
 // outbox is published and every consumer has applied what was published;
 // then the background work stops (relays drain their outboxes), and the
 // broker writer and the backend close.
 func (h *Host) Stop(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
+	h.beginDrain() // not ready, and every answer from now on closes its connection
 	for _, s := range h.services {
 		if d, ok := s.(Drainer); ok {
 			d.Drain()
@@ -169,7 +174,8 @@ func (h *Host) settle(max time.Duration) {
 }
 
 // Serve starts the host, logs where it serves, and stops it gracefully on
-// SIGINT or SIGTERM (or when a server fails).
+// SIGINT or SIGTERM (or when a server fails): it drains for
+// WORLD_DRAIN_DELAY (a second signal cuts that short), then stops.
 func (h *Host) Serve(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -178,6 +184,11 @@ func (h *Host) Serve(ctx context.Context) error {
 	}
 	h.log.Info("serving", slog.String("addr", h.opts.Config.Addr), slog.String("admin_addr", h.opts.Config.AdminAddr))
 	serveErr := h.Wait(ctx)
+	if serveErr == nil { // a failed server has nothing to drain
+		again, stopAgain := signal.NotifyContext(context.WithoutCancel(ctx), os.Interrupt, syscall.SIGTERM)
+		h.Drain(again, h.opts.Config.DrainDelay)
+		stopAgain()
+	}
 	h.log.Info("shutting down")
 	if err := h.Stop(30 * time.Second); err != nil {
 		h.log.Error("shutdown", slog.String("error", err.Error()))

@@ -89,7 +89,10 @@ require (
 )
 
 require (
+	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
 	golang.org/x/crypto v0.57.0 // indirect
+	golang.org/x/crypto/x509roots/fallback v0.0.0-20261030153154-30a33513ff6d // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
 
