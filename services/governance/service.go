@@ -117,6 +117,7 @@ func (s *Service) Run(ctx context.Context) error {
 
 // everyHour runs the check at minute 19 of every hour.
 func (s *Service) everyHour(ctx context.Context) {
+	s.app.Scheduled()
 	for {
 		wait := NextRun(s.clock.Now()).Sub(s.clock.Now())
 		select {

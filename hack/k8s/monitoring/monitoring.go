@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"sigs.k8s.io/yaml"
 )
@@ -106,31 +107,65 @@ func DashboardQueries(path string) ([]Query, error) {
 }
 
 // grafanaVars are Grafana's variables, replaced by what they stand for
-// before parsing (a range, a label value).
-var grafanaVars = strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "$__range", "1h", "$namespace", "ns", "$service", "svc")
+// before parsing: a range, or for a label value a placeholder that
+// Selector.Variable recognises (its values come from the variable's own
+// query, which is checked on its own).
+var grafanaVars = strings.NewReplacer("$__rate_interval", "5m", "$__interval", "1m", "$__range", "1h",
+	"$namespace", variable+"namespace", "$service", variable+"service")
 
-// Metrics parses expr (Grafana variables substituted) and returns the
-// metric names its selectors name.
-func Metrics(expr string) ([]string, error) {
+const variable = "__grafana_variable_"
+
+// Selector is one vector selector of a query: the metric it names and its
+// label matchers (the name matcher left out).
+type Selector struct {
+	Metric   string
+	Matchers []*labels.Matcher
+}
+
+// Variable tells whether m compares with a Grafana variable rather than
+// with a value written in the query.
+func Variable(m *labels.Matcher) bool { return strings.Contains(m.Value, variable) }
+
+// Selectors parses expr (Grafana variables substituted) and returns its
+// vector selectors in the order they appear.
+func Selectors(expr string) ([]Selector, error) {
 	e, err := parser.NewParser(parser.Options{}).ParseExpr(grafanaVars.Replace(expr))
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
+	var out []Selector
 	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
-		if vs, ok := n.(*parser.VectorSelector); ok {
-			name := vs.Name
-			if name == "" {
-				for _, m := range vs.LabelMatchers {
-					if m.Name == "__name__" {
-						name = m.Value
-					}
-				}
-			}
-			seen[name] = true
+		vs, ok := n.(*parser.VectorSelector)
+		if !ok {
+			return nil
 		}
+		sel := Selector{Metric: vs.Name}
+		for _, m := range vs.LabelMatchers {
+			if m.Name == labels.MetricName {
+				if sel.Metric == "" {
+					sel.Metric = m.Value
+				}
+				continue
+			}
+			sel.Matchers = append(sel.Matchers, m)
+		}
+		out = append(out, sel)
 		return nil
 	})
+	return out, nil
+}
+
+// Metrics parses expr (Grafana variables substituted) and returns the
+// metric names its selectors name.
+func Metrics(expr string) ([]string, error) {
+	sels, err := Selectors(expr)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, s := range sels {
+		seen[s.Metric] = true
+	}
 	out := make([]string, 0, len(seen))
 	for n := range seen {
 		out = append(out, n)

@@ -47,7 +47,7 @@ func (a *App) Check(ctx context.Context) ([]domain.Transition, error) {
 		return r.done, fmt.Errorf("governance check: %w", err)
 	}
 	checkSeconds.Observe(time.Since(began).Seconds())
-	checkLastSuccess.Set(float64(time.Now().Unix()))
+	succeeded(time.Now())
 	for _, t := range r.done {
 		transitionsApplied.WithLabelValues(t.Kind, t.To).Inc()
 	}

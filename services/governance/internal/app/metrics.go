@@ -1,16 +1,25 @@
 package app
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"sharedworld.dev/pkg/metrics"
 )
 
+// The two check timestamps are vectors without labels so that neither is
+// exported before it is known: a gauge reads 0 until set, and "last success
+// at 1970" is a lie that pages on every fresh start.
 var (
-	checkLastSuccess = metrics.Register(prometheus.NewGauge(prometheus.GaugeOpts{
+	checkLastSuccess = metrics.Register(prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "sharedworld_governance_check_last_success_timestamp_seconds",
-		Help: "Wall-clock Unix time of the last governance check that completed.",
-	}))
+		Help: "Wall-clock Unix time of the last governance check this process completed (absent until one completes).",
+	}, nil))
+	checkScheduledSince = metrics.Register(prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "sharedworld_governance_check_scheduled_since_timestamp_seconds",
+		Help: "Wall-clock Unix time since which this process runs the hourly governance check (absent when it runs none); a check is overdue counted from here until one succeeds.",
+	}, nil))
 	transitionsApplied = metrics.Register(prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sharedworld_governance_transitions_applied_total",
 		Help: "Transitions the governance check applied, by kind (proposal, election, steward) and new status.",
@@ -37,3 +46,12 @@ var (
 		Help: "Proposals by status, as counted by the last governance check.",
 	}, []string{"status"}))
 )
+
+// succeeded records a completed check at wall-clock time at.
+func succeeded(at time.Time) { checkLastSuccess.WithLabelValues().Set(float64(at.Unix())) }
+
+// scheduled records that this process runs the hourly check from at on.
+func scheduled(at time.Time) { checkScheduledSince.WithLabelValues().Set(float64(at.Unix())) }
+
+// Scheduled tells the metrics that the hourly check runs from now on.
+func (a *App) Scheduled() { scheduled(time.Now()) }
