@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run test test-embedded test-shared fuzz lint vet fmt bench bench-embedded build generate fault faults load soak attack
+.PHONY: run cluster test test-embedded test-shared test-cluster fuzz lint vet fmt bench bench-embedded build generate fault faults load soak attack
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -11,11 +11,25 @@ run:
 	go build -o bin/world ./hack/cmd/world
 	@exec ./bin/world
 
+## cluster: the world as the Helm chart configures it, on this machine:
+## the chart rendered with deploy/values-local.yaml, each Deployment's
+## replicas as processes of the service binaries, the Ingress rules on
+## WORLD_ADDR, the CronJob on its schedule, the database and the broker in
+## processes of their own (data under ./.data-cluster). Takes make run's
+## variables plus REPLICAS (every Deployment's replica count);
+## `bin/world-cluster ctl state|roll|kill|restart|run` drives it
+cluster:
+	@mkdir -p bin
+	go build -o bin/world-cluster ./hack/cmd/cluster
+	@exec ./bin/world-cluster
+
 ## test: every module's tests against embedded FerretDB and Kafka, in both
 ## backend modes: embedded (this process the only writer, as make run) and
-## shared (every version guard and MongoDB query branch, as replicas run).
-## Every fuzz target's committed corpus runs in these tests as seed inputs.
-test: test-embedded test-shared
+## shared (every version guard and MongoDB query branch, as replicas run);
+## then the end-to-end tests again against the chart's world (make
+## cluster, REPLICAS=2). Every fuzz target's committed corpus runs in
+## these tests as seed inputs.
+test: test-embedded test-shared test-cluster
 
 ## fuzz: every fuzz target, fuzzing for FUZZTIME each (3s by default; CI
 ## runs it after make test)
@@ -24,6 +38,10 @@ fuzz:
 
 test-embedded test-shared: test-%:
 	SHAREDWORLD_TEST_BACKEND=$* go test -count=1 -timeout 20m $(PACKAGES)
+
+REPLICAS ?= 2
+test-cluster:
+	REPLICAS=$(REPLICAS) go test -tags cluster -count=1 -timeout 20m ./hack/world/ ./hack/cluster/
 
 ## lint: gofmt and go vet over every module
 lint: vet

@@ -13,8 +13,8 @@ import (
 	"sharedworld.dev/hack/proc"
 )
 
-// cronJob runs a rendered CronJob's pod on its schedule in world time (the
-// development clock's when it is on), never two runs at once
+// cronJob runs a rendered CronJob's pod on its schedule (on demand only
+// under the development clock), never two runs at once
 // (concurrencyPolicy Forbid), each run retried up to the Job's backoffLimit.
 type cronJob struct {
 	c         *Cluster
@@ -52,7 +52,9 @@ func (c *Cluster) startCronJobs(life context.Context) error {
 		}
 		cj := &cronJob{c: c, spec: spec, schedule: sched, container: ct}
 		c.crons = append(c.crons, cj)
-		go cj.loop(life)
+		if c.clock == nil {
+			go cj.loop(life)
+		}
 	}
 	return nil
 }
@@ -77,16 +79,6 @@ func (cj *cronJob) loop(ctx context.Context) {
 		if !cj.c.now().Before(next) {
 			cj.start(ctx)
 		}
-	}
-}
-
-// due runs the job once when a schedule time lies in (from, to]: the
-// development clock skipped it (a missed schedule runs once, as the
-// CronJob controller does).
-func (cj *cronJob) due(ctx context.Context, from, to time.Time) {
-	if next := cj.schedule.Next(from); !next.After(to) {
-		cj.start(ctx)
-		cj.wait()
 	}
 }
 
@@ -160,3 +152,6 @@ func (c *Cluster) RunCronJob(ctx context.Context, name string) error {
 	}
 	return fmt.Errorf("no CronJob %q", name)
 }
+
+// Now is the world's time: the development clock's when it is on.
+func (c *Cluster) Now() time.Time { return c.now() }

@@ -1,3 +1,5 @@
+//go:build !cluster
+
 package world_test
 
 import (

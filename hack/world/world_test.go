@@ -2,13 +2,10 @@ package world_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -71,16 +68,6 @@ func (c client) raw(method, path, body string, headers map[string]string) (int, 
 		return resp.StatusCode, map[string]any{"raw": string(raw)}
 	}
 	return resp.StatusCode, out
-}
-
-func start(t *testing.T, cfg world.Config) *world.World {
-	t.Helper()
-	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	w, err := world.Start(context.Background(), cfg, log)
-	if err != nil {
-		t.Fatalf("start world: %v", err)
-	}
-	return w
 }
 
 func devAgent(t *testing.T, c client, name string) map[string]string {
@@ -257,26 +244,6 @@ func TestWritesReachTheBulletinWithinOneSecond(t *testing.T) {
 				t.Fatalf("%s not in the bulletin within 1 s: %v", ch.name, doc["feed"])
 			}
 			time.Sleep(5 * time.Millisecond)
-		}
-	}
-}
-
-func TestRunnerServesTheDocuments(t *testing.T) {
-	w := start(t, world.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AmbassadorToken: "docs-token-0123456789"})
-	defer w.Stop(20 * time.Second)
-	for path, ctype := range map[string]string{
-		"/openapi.json": "application/json", "/docs": "text/html", "/agent.txt": "text/plain",
-		"/safety": "text/html", "/founding": "text/html", "/.well-known/world.json": "application/json",
-		"/metrics": "text/plain", "/readyz": "application/json",
-	} {
-		resp, err := http.Get(w.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), ctype) {
-			t.Errorf("%s: %d %s %.300s", path, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
 	}
 }
