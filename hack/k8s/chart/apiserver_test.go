@@ -64,7 +64,7 @@ func TestChartOnACluster(t *testing.T) {
 		return c.Kubectl(t, "", "-n", "world", "get", "secret", "w-shared-world-secrets", "-o", "jsonpath={.data.ballot-key}/{.data.ambassador-token}")
 	}
 	checksums := func() string {
-		return c.Kubectl(t, "", "-n", "world", "get", "deployments", "-l", "app.kubernetes.io/instance=w", "-o",
+		return c.Kubectl(t, "", "-n", "world", "get", "deployments", "-l", "app.kubernetes.io/instance=w,app.kubernetes.io/component!=operator", "-o",
 			`jsonpath={range .items[*]}{.metadata.name}={.spec.template.metadata.annotations.checksum/secret}{"\n"}{end}`)
 	}
 	keys, sums := secret(), checksums()
