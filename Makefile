@@ -123,11 +123,13 @@ attack:
 
 .PHONY: images chart-files test-k8s operator-generate
 
-## images: one OCI image per service of the service table plus the operator,
-## built without a container daemon into ./bin/images (<name>.tar each, and
-## an OCI layout oci/ with them all); reproducible: timestamps are the last
-## commit's time
-IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+## images: one OCI image per service of the service table plus the operator
+## and the probe (the chart's helm test), built without a container daemon
+## into ./bin/images (<name>.tar each, and an OCI layout oci/ with them all);
+## reproducible: timestamps are the last commit's time. The default tag is
+## the chart's appVersion, the tag the chart deploys by default (the source
+## revision is the images' org.opencontainers.image.revision label)
+IMAGE_VERSION ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\} *$$/\1/p' charts/shared-world/Chart.yaml)
 IMAGE_REPO ?= sharedworld
 images:
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || echo 0) go run ./hack/k8s/cmd/images \

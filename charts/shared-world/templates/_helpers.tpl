@@ -21,6 +21,22 @@
 {{- printf "%s-%s" (include "sw.fullname" .root) .name }}
 {{- end }}
 
+{{/*
+A name of at most max characters ending in suffix (dict root, suffix,
+max): <fullname>-<suffix>, or when that is too long a shortened fullname
+and a hash of it before the suffix (alerts match the suffix). CronJob
+names may have 52 characters (their Jobs add 11), Job names 63 (the
+job-name label of their pods).
+*/}}
+{{- define "sw.limitedName" -}}
+{{- $full := include "sw.fullname" .root }}
+{{- $name := printf "%s-%s" $full .suffix }}
+{{- if le (len $name) (int .max) }}{{ $name }}
+{{- else }}
+{{- printf "%s-%s-%s" (trunc (int (sub (sub .max (len .suffix)) 10)) $full | trimSuffix "-") (sha256sum $full | trunc 8) .suffix }}
+{{- end }}
+{{- end }}
+
 {{- define "sw.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 app.kubernetes.io/name: {{ include "sw.name" . }}
@@ -119,8 +135,28 @@ then what the service's own template adds (sw.env.<name>).
 {{- end }}
 {{- end }}
 
-{{/* The pod-level settings every pod shares (dict root). */}}
+{{/*
+The labels of a pod (dict root, component): the chart's, then
+defaults.podLabels (which never replace the chart's own).
+*/}}
+{{- define "sw.podLabels" -}}
+{{- $own := include "sw.labels" .root | fromYaml }}
+{{- $_ := set $own "app.kubernetes.io/component" .component }}
+{{- toYaml (merge $own .root.Values.defaults.podLabels) }}
+{{- end }}
+
+{{/* The volume mounts of a service's containers (dict root, service): /tmp, then the extra ones. */}}
+{{- define "sw.volumeMounts" -}}
+- name: tmp
+  mountPath: /tmp
+{{- with concat .root.Values.defaults.extraVolumeMounts ((index .root.Values.services .service).extraVolumeMounts | default list) }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* The pod-level settings every pod shares (dict root, service, component). */}}
 {{- define "sw.podCommon" -}}
+{{- $root := .root }}
 serviceAccountName: {{ include "sw.fullname" .root }}
 automountServiceAccountToken: false
 enableServiceLinks: false
@@ -144,10 +180,24 @@ tolerations:
 affinity:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- with .root.Values.defaults.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .root.Values.defaults.topologySpreadConstraints }}
+{{- /* A constraint without a labelSelector spreads the pods of its own component. */}}
+{{- $selector := dict "matchLabels" (include "sw.selector" (dict "root" $root "name" $.component) | fromYaml) }}
+topologySpreadConstraints:
+{{- range . }}
+  - {{- toYaml (ternary . (merge (dict "labelSelector" $selector) .) (hasKey . "labelSelector")) | nindent 4 }}
+{{- end }}
+{{- end }}
 volumes:
   - name: tmp
     emptyDir:
       sizeLimit: 64Mi
+{{- with concat .root.Values.defaults.extraVolumes ((index .root.Values.services .service).extraVolumes | default list) }}
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end }}
 
 {{/* The service table by name: {"<name>": {prefixes, body_limit_bytes, jobs, ...}}. */}}

@@ -7,8 +7,7 @@ with the job's name as the only argument.
 {{- $root := .root }}
 metadata:
   labels:
-    {{- include "sw.labels" $root | nindent 4 }}
-    app.kubernetes.io/component: {{ .component }}
+    {{- include "sw.podLabels" . | nindent 4 }}
 spec:
   {{- include "sw.podCommon" . | nindent 2 }}
   restartPolicy: Never
@@ -26,6 +25,5 @@ spec:
       securityContext:
         {{- toYaml $root.Values.securityContext | nindent 8 }}
       volumeMounts:
-        - name: tmp
-          mountPath: /tmp
+        {{- include "sw.volumeMounts" (dict "root" $root "service" .service) | nindent 8 }}
 {{- end }}

@@ -1,15 +1,32 @@
 {{/*
+Settings that are valid one by one but not together: a pod must outlive
+its drain delay (after SIGTERM it keeps serving that long, then finishes
+its requests; the kubelet kills it when the grace period ends).
+*/}}
+{{- define "sw.checks" -}}
+{{- $d := .Values.defaults }}
+{{- if le (int $d.terminationGracePeriodSeconds) (int $d.drainDelaySeconds) }}
+{{- fail (printf "defaults.terminationGracePeriodSeconds (%d) must exceed defaults.drainDelaySeconds (%d): after SIGTERM a pod keeps serving for the drain delay, then finishes its requests, and is killed when the grace period ends; raise the grace period or lower the delay" (int $d.terminationGracePeriodSeconds) (int $d.drainDelaySeconds)) }}
+{{- end }}
+{{- end }}
+
+{{/*
 One service of the world (dict root, name): its Deployment, Service,
 HorizontalPodAutoscaler and PodDisruptionBudget. The bulletin is a single
-replica: no autoscaler, and a rollout stops the old pod first.
+replica (or none, while its projections are rebuilt): no autoscaler, and a
+rollout stops the old pod first.
 */}}
 {{- define "sw.workload" -}}
+{{- include "sw.checks" .root }}
 {{- $root := .root }}
 {{- $name := .name }}
 {{- $v := index $root.Values.services $name }}
 {{- $single := eq $name "bulletin" }}
 {{- $hpa := and (not $single) $v.autoscaling.enabled }}
+{{- $replicas := int $v.replicas }}
+{{- if $hpa }}{{ $replicas = int $v.autoscaling.minReplicas }}{{ end }}
 {{- $full := include "sw.component" . }}
+{{- $pod := dict "root" $root "service" $name "component" $name }}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -19,7 +36,7 @@ metadata:
     app.kubernetes.io/component: {{ $name }}
 spec:
   {{- if $single }}
-  replicas: 1
+  replicas: {{ $v.replicas }}
   strategy:
     type: Recreate
   {{- else if not $hpa }}
@@ -32,15 +49,15 @@ spec:
   template:
     metadata:
       labels:
-        {{- include "sw.labels" $root | nindent 8 }}
-        app.kubernetes.io/component: {{ $name }}
+        {{- include "sw.podLabels" $pod | nindent 8 }}
       annotations:
         checksum/config: {{ include (print $root.Template.BasePath "/config.yaml") $root | sha256sum }}
+        checksum/secret: {{ include "sw.secretData" $root | sha256sum }}
         {{- with $root.Values.defaults.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
     spec:
-      {{- include "sw.podCommon" . | nindent 6 }}
+      {{- include "sw.podCommon" $pod | nindent 6 }}
       terminationGracePeriodSeconds: {{ $root.Values.defaults.terminationGracePeriodSeconds }}
       containers:
         - name: {{ $name }}
@@ -71,8 +88,7 @@ spec:
           securityContext:
             {{- toYaml $root.Values.securityContext | nindent 12 }}
           volumeMounts:
-            - name: tmp
-              mountPath: /tmp
+            {{- include "sw.volumeMounts" $pod | nindent 12 }}
 ---
 apiVersion: v1
 kind: Service
@@ -101,7 +117,8 @@ metadata:
     {{- include "sw.labels" $root | nindent 4 }}
     app.kubernetes.io/component: {{ $name }}
 spec:
-  {{- if $single }}
+  {{- /* A budget a single pod (or minAvailable as many as there are) cannot meet would block every node drain. */}}
+  {{- if or $single (and (not (kindIs "string" $v.minAvailable)) (le $replicas (int $v.minAvailable))) (le $replicas 1) }}
   maxUnavailable: 1
   {{- else }}
   minAvailable: {{ $v.minAvailable }}
@@ -176,10 +193,15 @@ spec:
             matchLabels:
               {{- include "sw.selector" (dict "root" $root "name" "operator") | nindent 14 }}
         {{- end }}
+        {{- if and (eq .name "bulletin") $np.ingressFrom $root.Values.tests.enabled }}
+        - podSelector:
+            matchLabels:
+              {{- include "sw.selector" (dict "root" $root "name" "helm-test") | nindent 14 }}
+        {{- end }}
     - ports:
         - port: admin
       from:
-        {{- toYaml $np.metricsFrom | nindent 8 }}
+        {{- include "sw.peers" (dict "root" $root "peers" $np.metricsFrom) | nindent 8 }}
   {{- end }}
   egress:
     - ports:
@@ -210,4 +232,16 @@ spec:
     {{- with $np.extraEgress }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
+{{- end }}
+
+{{/*
+Peers allowed in (dict root, peers): the given ones and the `helm test`
+pod. No peers given means anyone, which adding the test pod would narrow.
+*/}}
+{{- define "sw.peers" -}}
+{{- if and .peers .root.Values.tests.enabled }}
+{{- toYaml (append .peers (dict "podSelector" (dict "matchLabels" (include "sw.selector" (dict "root" .root "name" "helm-test") | fromYaml)))) }}
+{{- else }}
+{{- toYaml .peers }}
+{{- end }}
 {{- end }}

@@ -44,3 +44,87 @@ func TestAPIServerAcceptsTheChart(t *testing.T) {
 		t.Fatalf("an invalid CronJob was accepted: %v", err)
 	}
 }
+
+// The chart installed on a real API server (no controllers: nothing runs,
+// the objects are stored): generated keys are kept and pod templates do not
+// change on an upgrade that changes nothing (issue 23, items 7 and 8); the
+// bulletin rebuild is refused while a bulletin pod exists and runs once it
+// is gone (item 5); and every object of a release with the longest name
+// Helm accepts is valid (item 4).
+func TestChartOnACluster(t *testing.T) {
+	c := cluster.Start(t, filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "crds"), filepath.Join(root(t), "charts/shared-world/crds"))
+	ctx := context.Background()
+	chart := filepath.Join(root(t), "charts/shared-world")
+	idp := []string{"--set-string", "secrets.providerKeys=test=" + testBallotKey}
+	helmRun := func(args ...string) (string, error) { return c.Run(ctx, "", "helm", append(args, idp...)...) }
+	if out, err := helmRun("install", "w", chart, "-n", "world", "--create-namespace"); err != nil {
+		t.Fatalf("helm install without keys on a cluster: %v\n%s", err, out)
+	}
+	secret := func() string {
+		return c.Kubectl(t, "", "-n", "world", "get", "secret", "w-shared-world-secrets", "-o", "jsonpath={.data.ballot-key}/{.data.ambassador-token}")
+	}
+	checksums := func() string {
+		return c.Kubectl(t, "", "-n", "world", "get", "deployments", "-l", "app.kubernetes.io/instance=w,app.kubernetes.io/component!=operator", "-o",
+			`jsonpath={range .items[*]}{.metadata.name}={.spec.template.metadata.annotations.checksum/secret}{"\n"}{end}`)
+	}
+	keys, sums := secret(), checksums()
+	if len(keys) < 40 || strings.Count(sums, "=") < 7 || strings.Contains(sums, "=\n") {
+		t.Fatalf("after install: keys %q, checksums\n%s", keys, sums)
+	}
+	if out, err := helmRun("upgrade", "w", chart, "-n", "world", "--reuse-values"); err != nil {
+		t.Fatalf("helm upgrade: %v\n%s", err, out)
+	}
+	if got := secret(); got != keys {
+		t.Errorf("the upgrade changed the generated keys: %s, then %s", keys, got)
+	}
+	if got := checksums(); got != sums {
+		t.Errorf("an upgrade that changed nothing changed checksum/secret:\n%s\nthen\n%s", sums, got)
+	}
+	if out, err := helmRun("upgrade", "w", chart, "-n", "world", "--reuse-values", "--set", "secrets.ambassadorToken=a-new-token"); err != nil {
+		t.Fatalf("helm upgrade: %v\n%s", err, out)
+	}
+	if got := checksums(); got == sums {
+		t.Errorf("a new ambassador token kept checksum/secret:\n%s", got)
+	}
+
+	// A bulletin pod is up (as kwok or a kubelet would have it): no rebuild.
+	c.Kubectl(t, bulletinPod, "-n", "world", "apply", "-f", "-")
+	rebuild := []string{"upgrade", "w", chart, "-n", "world", "--reuse-values", "--set", "services.bulletin.replicas=0", "--set", "bulletinRebuild.enabled=true"}
+	if out, err := helmRun(rebuild...); err == nil || !strings.Contains(err.Error(), "the bulletin pod w-shared-world-bulletin-x still exists") {
+		t.Fatalf("a rebuild beside a bulletin pod: %v\n%s", err, out)
+	}
+	if got := c.Kubectl(t, "", "-n", "world", "get", "jobs", "-o", "name"); strings.TrimSpace(got) != "" {
+		t.Errorf("jobs after the refusal: %s", got)
+	}
+	c.Kubectl(t, "", "-n", "world", "delete", "pod", "w-shared-world-bulletin-x", "--wait=true")
+	if out, err := helmRun(rebuild...); err != nil {
+		t.Fatalf("the rebuild with the bulletin gone: %v\n%s", err, out)
+	}
+	if got := c.Kubectl(t, "", "-n", "world", "get", "jobs", "-l", "app.kubernetes.io/component=bulletin-rebuild", "-o", "name"); !strings.Contains(got, "bulletin-rebuild") {
+		t.Errorf("no rebuild Job: %q", got)
+	}
+
+	// The longest release name: every object is accepted.
+	c.Kubectl(t, "", "create", "namespace", "long")
+	manifest, objs := renderAs(t, longRelease, append(monitoringAPIs, "--set", "bulletinRebuild.enabled=true", "--set", "services.bulletin.replicas=0")...)
+	out := c.Kubectl(t, manifest, "apply", "--dry-run=server", "-n", "long", "-f", "-")
+	if n := strings.Count(out, "(server dry run)"); n != len(objs) {
+		t.Fatalf("server accepted %d of %d objects:\n%s", n, len(objs), out)
+	}
+}
+
+// bulletinPod stands for the bulletin's running pod.
+const bulletinPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: w-shared-world-bulletin-x
+  labels:
+    app.kubernetes.io/instance: w
+    app.kubernetes.io/component: bulletin
+spec:
+  serviceAccountName: w-shared-world
+  automountServiceAccountToken: false
+  containers:
+    - name: bulletin
+      image: sharedworld/bulletin:0.1.0
+`

@@ -63,10 +63,44 @@ func helm(t testing.TB, args ...string) string {
 	return out.String()
 }
 
+// rendered are the values every render without a cluster must set: the
+// secrets the chart would otherwise have to generate (it refuses to
+// without a cluster) and an identity provider.
+var rendered = []string{
+	"--set", "secrets.ballotKey=" + testBallotKey, "--set", "secrets.ambassadorToken=test-ambassador-token",
+	"--set-string", "secrets.providerKeys=test=" + testBallotKey,
+}
+
+const testBallotKey = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
 // render runs helm template with the extra arguments and decodes every object.
 func render(t testing.TB, extra ...string) (string, []obj) {
 	t.Helper()
-	manifest := helm(t, append([]string{"template", "world", "charts/shared-world", "--namespace", "world"}, extra...)...)
+	return renderAs(t, "world", extra...)
+}
+
+// renderAs renders the chart as release name.
+func renderAs(t testing.TB, release string, extra ...string) (string, []obj) {
+	t.Helper()
+	args := append([]string{"template", release, "charts/shared-world", "--namespace", "world"}, rendered...)
+	manifest := helm(t, append(args, extra...)...)
+	return manifest, decodeAll(t, manifest)
+}
+
+// renderErr renders the chart with only the extra arguments, for a render
+// that must fail: its combined output and error.
+func renderErr(t testing.TB, extra ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "helm"),
+		append([]string{"template", "world", "charts/shared-world", "--namespace", "world"}, extra...)...)
+	cmd.Dir = root(t)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// decodeAll decodes every object of a manifest.
+func decodeAll(t testing.TB, manifest string) []obj {
+	t.Helper()
 	dec := yaml.NewYAMLOrJSONDecoder(strings.NewReader(manifest), 4096)
 	var out []obj
 	for {
@@ -80,7 +114,7 @@ func render(t testing.TB, extra ...string) (string, []obj) {
 			out = append(out, o)
 		}
 	}
-	return manifest, out
+	return out
 }
 
 type tableEntry struct {

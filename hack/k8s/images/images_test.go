@@ -3,11 +3,14 @@ package images_test
 import (
 	"archive/tar"
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +27,9 @@ const version = "v0.0.0-imagetest"
 // Every image of the world, opened from what `make images` writes: the
 // entrypoint is the binary, the user is not root, the labels name source
 // and version, the binary inside runs and reports the version it was
-// built with, and a second build gives the same digests.
+// built with, the trusted roots and the time zones are where tools look
+// for them, the OCI index names each image's platform, and a second build
+// gives the same digests.
 func TestImages(t *testing.T) {
 	ctx := context.Background()
 	root, err := filepath.Abs("../../..")
@@ -37,6 +42,9 @@ func TestImages(t *testing.T) {
 	}
 	if len(targets) < 6 {
 		t.Fatalf("targets %v: want every service of the table", targets)
+	}
+	if last := targets[len(targets)-1]; last.Name != "probe" {
+		t.Fatalf("targets %v: want the probe (the chart's helm test image) last", targets)
 	}
 	opts := images.Options{Root: root, Version: version, Revision: "abc123", Source: "https://example.org/src",
 		Repo: "registry.example/sw", Epoch: time.Unix(1700000000, 0).UTC(), Arch: runtime.GOARCH}
@@ -60,7 +68,17 @@ func TestImages(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkConfig(t, img, r.Name, opts)
-			bin := extract(t, img, images.BinDir+"/"+r.Name, opts.Epoch)
+			files := extract(t, img, opts.Epoch, images.BinDir+"/"+r.Name, images.CAFile, images.ZoneDir+"/Europe/Berlin", images.ZoneDir+"/Etc/UTC")
+			checkRoots(t, files[images.CAFile])
+			for _, zone := range []string{"Europe/Berlin", "Etc/UTC"} {
+				if _, err := time.LoadLocationFromTZData(zone, files[images.ZoneDir+"/"+zone]); err != nil {
+					t.Errorf("time zone %s: %v", zone, err)
+				}
+			}
+			bin := filepath.Join(t.TempDir(), r.Name)
+			if err := os.WriteFile(bin, files[images.BinDir+"/"+r.Name], 0o755); err != nil {
+				t.Fatal(err)
+			}
 			out, err := exec.Command(bin, "--version").CombinedOutput()
 			if err != nil || strings.TrimSpace(string(out)) != r.Name+" "+version {
 				t.Errorf("%s --version: %v, %q", r.Name, err, out)
@@ -83,6 +101,9 @@ func TestImages(t *testing.T) {
 	for i, d := range m.Manifests {
 		if d.Digest != built[i].Digest || d.Annotations["org.opencontainers.image.ref.name"] != built[i].Ref {
 			t.Errorf("layout entry %d: %s %v, want %s %s", i, d.Digest, d.Annotations, built[i].Digest, built[i].Ref)
+		}
+		if d.Platform == nil || d.Platform.OS != "linux" || d.Platform.Architecture != opts.Arch {
+			t.Errorf("layout entry %d (%s): platform %v, want linux/%s", i, built[i].Ref, d.Platform, opts.Arch)
 		}
 	}
 }
@@ -111,17 +132,47 @@ func checkConfig(t *testing.T, img v1.Image, name string, o images.Options) {
 	}
 }
 
-// extract writes the file at path out of the image's layers, checking
-// every entry's timestamp on the way and that only the home directory
-// belongs to the image's user (the binary must not be writable by it).
-func extract(t *testing.T, img v1.Image, path string, epoch time.Time) string {
+// checkRoots: the CA bundle parses, holds a public root set, and verifies
+// a chain to one of its roots (the bundle is what a TLS client trusts
+// when SSL_CERT_FILE is unset).
+func checkRoots(t *testing.T, pemBytes []byte) {
+	t.Helper()
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemBytes) {
+		t.Fatalf("%s holds no certificate", images.CAFile)
+	}
+	n := 0
+	for rest := pemBytes; ; n++ {
+		var block *pem.Block
+		if block, rest = pem.Decode(rest); block == nil {
+			break
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatalf("certificate %d: %v", n, err)
+		}
+		if n == 0 {
+			if _, err := cert.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: cert.NotBefore.Add(time.Hour)}); err != nil {
+				t.Errorf("%s does not verify against the bundle: %v", cert.Subject, err)
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("%s holds %d roots, want a public root set (>100)", images.CAFile, n)
+	}
+}
+
+// extract reads the files at paths out of the image's layers (the last
+// layer holding a path wins), checking every entry's timestamp on the way
+// and that only the home directory belongs to the image's user (nothing
+// else must be writable by it).
+func extract(t *testing.T, img v1.Image, epoch time.Time, paths ...string) map[string][]byte {
 	t.Helper()
 	layers, err := img.Layers()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), filepath.Base(path))
-	found := false
+	out := map[string][]byte{}
 	for _, l := range layers {
 		rc, err := l.Uncompressed()
 		if err != nil {
@@ -142,23 +193,21 @@ func extract(t *testing.T, img v1.Image, path string, epoch time.Time) string {
 			if h.Uid != 0 && h.Name != "home/nonroot/" {
 				t.Errorf("%s owned by %d", h.Name, h.Uid)
 			}
-			if "/"+h.Name != path {
+			if !slices.Contains(paths, "/"+h.Name) {
 				continue
 			}
-			found = true
-			f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY, 0o755)
+			body, err := io.ReadAll(tr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := io.Copy(f, tr); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+			out["/"+h.Name] = body
 		}
 		rc.Close()
 	}
-	if !found {
-		t.Fatalf("%s not in the image", path)
+	for _, p := range paths {
+		if _, ok := out[p]; !ok {
+			t.Fatalf("%s not in the image", p)
+		}
 	}
 	return out
 }
