@@ -44,24 +44,6 @@ type WorldSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000000
 	ElectionTrigger int32 `json:"electionTrigger,omitempty"`
-
-	// TicketLimits bound what one citizen may file.
-	// +optional
-	TicketLimits *TicketLimits `json:"ticketLimits,omitempty"`
-}
-
-// TicketLimits bound the tickets of one citizen.
-type TicketLimits struct {
-	// MaxOpenPerCitizen is how many open tickets one citizen may have.
-	// +optional
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=1000
-	MaxOpenPerCitizen int32 `json:"maxOpenPerCitizen,omitempty"`
-	// MaxPerDay is how many tickets one citizen may file a day.
-	// +optional
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=10000
-	MaxPerDay int32 `json:"maxPerDay,omitempty"`
 }
 
 // WorldStatus is the world as the bulletin shows it.
