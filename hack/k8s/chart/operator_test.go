@@ -47,7 +47,9 @@ func args(container any) []string {
 	return out
 }
 
-func isOperator(o obj) bool { return str(o, "metadata", "labels", "app.kubernetes.io/component") == "operator" }
+func isOperator(o obj) bool {
+	return str(o, "metadata", "labels", "app.kubernetes.io/component") == "operator"
+}
 
 // Each release's operator elects its leader on its own Lease, in its own
 // namespace, named after the release: the same release name in two
