@@ -4,19 +4,53 @@ package controller
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/yaml"
 
 	worldv1 "sharedworld.dev/operator/api/v1alpha1"
 )
+
+// asOperator is cfg impersonating a ServiceAccount of ns bound to the Role
+// controller-gen writes from the RBAC markers (the chart's copy of it).
+func asOperator(t *testing.T, cfg *rest.Config, c client.Client, ns string) *rest.Config {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generated rbacv1.ClusterRole
+	must(t, yaml.Unmarshal(raw, &generated))
+	ctx := context.Background()
+	must(t, c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "operator", Namespace: ns}}))
+	must(t, c.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "operator", Namespace: ns}, Rules: generated.Rules}))
+	must(t, c.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "operator", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "operator"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "operator", Namespace: ns}}}))
+	sa := rest.CopyConfig(cfg)
+	sa.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":operator",
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}}
+	// The Role is enforced: the ServiceAccount cannot list Worlds elsewhere.
+	sc, err := client.New(sa, client.Options{Scheme: testScheme()})
+	must(t, err)
+	if err := sc.List(ctx, &worldv1.WorldList{}, client.InNamespace("default")); !apierrors.IsForbidden(err) {
+		t.Fatalf("the operator's ServiceAccount lists Worlds outside its namespace: %v", err)
+	}
+	return sa
+}
 
 // passes counts the reconciles of each World.
 type passes struct {
@@ -38,7 +72,8 @@ func (p *passes) of(name string) int {
 	return p.n[name]
 }
 
-// Two Worlds in one namespace on a real API server: the second is
+// Two Worlds in one namespace on a real API server, the operator running
+// as a ServiceAccount with the generated Role alone: the second is
 // reported Conflict (an Event says so), its settings are never applied,
 // and it is not reconciled again while the owner resyncs — no requeue
 // storm. When the owner is deleted, it takes over.
@@ -51,7 +86,7 @@ func TestSecondWorldOnAPIServer(t *testing.T) {
 		must(t, c.Create(ctx, testDeployment(ns, name)))
 	}
 	count := &passes{n: map[string]int{}}
-	startOperator(t, cfg, ns, RealClock{}, &fakeBulletin{snap: Snapshot{Phase: "Founding", Population: 3}},
+	startOperator(t, asOperator(t, cfg, c, ns), ns, RealClock{}, &fakeBulletin{snap: Snapshot{Phase: "Founding", Population: 3}},
 		func(r reconcile.Reconciler) reconcile.Reconciler { count.Reconciler = r; return count })
 
 	first := &worldv1.World{ObjectMeta: metav1.ObjectMeta{Name: "first", Namespace: ns}, Spec: worldv1.WorldSpec{Name: "First", Note: "one"}}
