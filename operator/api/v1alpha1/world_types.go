@@ -44,24 +44,6 @@ type WorldSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000000
 	ElectionTrigger int32 `json:"electionTrigger,omitempty"`
-
-	// TicketLimits bound what one citizen may file.
-	// +optional
-	TicketLimits *TicketLimits `json:"ticketLimits,omitempty"`
-}
-
-// TicketLimits bound the tickets of one citizen.
-type TicketLimits struct {
-	// MaxOpenPerCitizen is how many open tickets one citizen may have.
-	// +optional
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=1000
-	MaxOpenPerCitizen int32 `json:"maxOpenPerCitizen,omitempty"`
-	// MaxPerDay is how many tickets one citizen may file a day.
-	// +optional
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=10000
-	MaxPerDay int32 `json:"maxPerDay,omitempty"`
 }
 
 // WorldStatus is the world as the bulletin shows it.
@@ -83,15 +65,21 @@ type WorldStatus struct {
 	// SettingsHash identifies the settings last applied to the world.
 	// +optional
 	SettingsHash string `json:"settingsHash,omitempty"`
-	// Conditions: Ready (settings applied and the bulletin answers) and
-	// Degraded (something stops that).
+	// LastReadTime is when the operator last read the world from the
+	// bulletin: the counts above are as old as this, however Ready looks.
+	// +optional
+	LastReadTime *metav1.Time `json:"lastReadTime,omitempty"`
+	// Conditions: Ready (settings applied and the bulletin answers; reason
+	// Conflict when another World owns the namespace) and Degraded
+	// (something stops that).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-// World is one world run by a release of the chart.
+// World is one world run by a release of the chart. A namespace holds one:
+// a second is reported Conflict and never applied.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=sw
@@ -101,6 +89,8 @@ type WorldStatus struct {
 // +kubebuilder:printcolumn:name="Plots",type=integer,JSONPath=`.status.plotsClaimed`
 // +kubebuilder:printcolumn:name="Open Tickets",type=integer,JSONPath=`.status.openTickets`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Last Read",type=date,JSONPath=`.status.lastReadTime`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type World struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -26,8 +28,24 @@ var (
 	}, []string{"world"})
 )
 
+// The World resources' own health, for the SharedWorldWorldNotReady alert:
+// a World that is not Ready, or whose last read of the bulletin is old,
+// shows a status nobody should trust.
+var (
+	worldReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "sharedworld_operator_world_ready",
+		Help: "1 when the World's Ready condition is True, else 0.",
+	}, []string{"namespace", "world"})
+	// Set only after a successful read: an epoch-zero value before the
+	// first read would look like a world stale since 1970.
+	worldLastRead = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "sharedworld_operator_world_last_read_timestamp_seconds",
+		Help: "Unix time of the operator's last successful read of the World from the bulletin.",
+	}, []string{"namespace", "world"})
+)
+
 func init() {
-	metrics.Registry.MustRegister(population, plotsClaimed, openTickets, activeProposals)
+	metrics.Registry.MustRegister(population, plotsClaimed, openTickets, activeProposals, worldReady, worldLastRead)
 }
 
 func observe(world string, s Snapshot) {
@@ -37,8 +55,24 @@ func observe(world string, s Snapshot) {
 	activeProposals.WithLabelValues(world).Set(float64(s.ActiveProposals))
 }
 
-func forget(world string) {
-	for _, g := range []*prometheus.GaugeVec{population, plotsClaimed, openTickets, activeProposals} {
-		g.DeleteLabelValues(world)
+func observeReady(namespace, name string, ready bool) {
+	v := 0.0
+	if ready {
+		v = 1
 	}
+	worldReady.WithLabelValues(namespace, name).Set(v)
+}
+
+func observeRead(namespace, name string, at time.Time) {
+	worldLastRead.WithLabelValues(namespace, name).Set(float64(at.UnixNano()) / 1e9)
+}
+
+// forget drops a World's series once it is gone, so no alert fires for a
+// World that no longer exists.
+func forget(namespace, name string) {
+	for _, g := range []*prometheus.GaugeVec{population, plotsClaimed, openTickets, activeProposals} {
+		g.DeleteLabelValues(namespace + "/" + name)
+	}
+	worldReady.DeleteLabelValues(namespace, name)
+	worldLastRead.DeleteLabelValues(namespace, name)
 }

@@ -27,14 +27,6 @@ func Settings(spec worldv1.WorldSpec) map[string]string {
 	if spec.ElectionTrigger > 0 {
 		out["WORLD_ELECTION_TRIGGER"] = strconv.Itoa(int(spec.ElectionTrigger))
 	}
-	if l := spec.TicketLimits; l != nil {
-		if l.MaxOpenPerCitizen > 0 {
-			out["WORLD_TICKETS_MAX_OPEN_PER_CITIZEN"] = strconv.Itoa(int(l.MaxOpenPerCitizen))
-		}
-		if l.MaxPerDay > 0 {
-			out["WORLD_TICKETS_MAX_PER_DAY"] = strconv.Itoa(int(l.MaxPerDay))
-		}
-	}
 	return out
 }
 

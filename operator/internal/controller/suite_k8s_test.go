@@ -22,10 +22,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	worldv1 "sharedworld.dev/operator/api/v1alpha1"
 )
@@ -35,19 +40,7 @@ import (
 // validates and defaults Worlds, the reconciler applies one, reports it
 // (kubectl's printer columns show it), applies a change, and lets it go.
 func TestOperatorOnAPIServer(t *testing.T) {
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("start the API server (make test-k8s sets KUBEBUILDER_ASSETS): %v", err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	scheme := runtime.NewScheme()
-	_ = clientgoscheme.AddToScheme(scheme)
-	_ = worldv1.AddToScheme(scheme)
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, cfg, c := startEnv(t)
 	ctx := context.Background()
 	ns := "world"
 	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
@@ -70,18 +63,8 @@ func TestOperatorOnAPIServer(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	clock := &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	r := &WorldReconciler{Client: mgr.GetClient(), Clock: clock, Bulletin: HTTPBulletin{URL: srv.URL},
-		SettingsConfigMap: "world-operator", Deployments: []string{"bulletin", "governance"}, Resync: 500 * time.Millisecond}
-	must(t, r.SetupWithManager(mgr))
-	mctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = mgr.Start(mctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	startOperator(t, cfg, ns, clock, HTTPBulletin{URL: srv.URL}, nil)
 
 	// The API server refuses what the markers forbid and defaults the trigger.
 	bad := &worldv1.World{ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: ns}, Spec: worldv1.WorldSpec{Name: "x", Phase: "Anarchy"}}
@@ -104,6 +87,7 @@ func TestOperatorOnAPIServer(t *testing.T) {
 		ready := meta.FindStatusCondition(got.Status.Conditions, "Ready")
 		return got.Status.Population == 4 && got.Status.PlotsClaimed == 2 && got.Status.OpenTickets == 5 &&
 			got.Status.ActiveProposals == 1 && got.Status.ObservedGeneration == got.Generation &&
+			got.Status.LastReadTime != nil && got.Status.LastReadTime.Time.Equal(clock.t) &&
 			ready != nil && ready.Status == metav1.ConditionTrue && ready.ObservedGeneration == got.Generation, got.Status
 	})
 	settings := func() map[string]string {
@@ -137,7 +121,7 @@ func TestOperatorOnAPIServer(t *testing.T) {
 	}
 	table, _ := io.ReadAll(stdout)
 	lines := strings.Split(strings.TrimSpace(string(table)), "\n")
-	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "NAME WORLD PHASE POPULATION PLOTS OPEN TICKETS READY AGE" ||
+	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "NAME WORLD PHASE POPULATION PLOTS OPEN TICKETS READY LAST READ AGE" ||
 		!strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), "shared Shared World Founding 4 2 5 True") {
 		t.Errorf("kubectl get worlds:\n%s", table)
 	}
@@ -165,6 +149,55 @@ func TestOperatorOnAPIServer(t *testing.T) {
 		err := c.Get(ctx, key, &worldv1.World{})
 		return apierrors.IsNotFound(err) && settings() == nil && annotationOf(t, c, ns, "bulletin") == NoSettings, err
 	})
+}
+
+// startEnv starts etcd and kube-apiserver with the committed CRD.
+func startEnv(t *testing.T) (*envtest.Environment, *rest.Config, client.Client) {
+	t.Helper()
+	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("start the API server (make test-k8s sets KUBEBUILDER_ASSETS): %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	c, err := client.New(cfg, client.Options{Scheme: testScheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, cfg, c
+}
+
+func testScheme() *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = worldv1.AddToScheme(scheme)
+	return scheme
+}
+
+// startOperator runs the reconciler as the operator does: a manager whose
+// cache holds ns alone, Events through the manager's recorder. wrap, when
+// set, stands between the controller and the reconciler.
+func startOperator(t *testing.T, cfg *rest.Config, ns string, clock Clock, b Bulletin, wrap func(reconcile.Reconciler) reconcile.Reconciler) *WorldReconciler {
+	t.Helper()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: testScheme(), Metrics: metricsserver.Options{BindAddress: "0"},
+		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		// Each test starts its own operator in this one process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &WorldReconciler{Client: mgr.GetClient(), Clock: clock, Bulletin: b, Recorder: mgr.GetEventRecorder("sharedworld-operator"),
+		SettingsConfigMap: "world-operator", Deployments: []string{"bulletin", "governance"}, Resync: 500 * time.Millisecond}
+	if wrap == nil {
+		must(t, r.SetupWithManager(mgr))
+	} else {
+		must(t, r.setup(mgr, wrap(r)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return r
 }
 
 func testDeployment(ns, name string) *appsv1.Deployment {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -38,11 +41,13 @@ type fixture struct {
 	c            client.Client
 	clock        *fixedClock
 	bulletin     *fakeBulletin
+	recorder     *events.FakeRecorder
 	statusWrites int
 }
 
 var key = types.NamespacedName{Namespace: "world", Name: "w"}
 
+// newFixture holds the World w (created at the clock's time) and objs.
 func newFixture(t *testing.T, objs ...client.Object) *fixture {
 	t.Helper()
 	scheme := runtime.NewScheme()
@@ -54,7 +59,8 @@ func newFixture(t *testing.T, objs ...client.Object) *fixture {
 	}
 	f := &fixture{clock: &fixedClock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)},
 		bulletin: &fakeBulletin{snap: Snapshot{Phase: "Founding", Population: 7, PlotsClaimed: 3, OpenTickets: 2, ActiveProposals: 1}}}
-	world := &worldv1.World{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Generation: 1},
+	world := &worldv1.World{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace, Generation: 1, UID: "uid-w",
+		CreationTimestamp: metav1.NewTime(f.clock.t)},
 		Spec: worldv1.WorldSpec{Name: "Test World", Note: "hello", ElectionTrigger: 12}}
 	f.c = fake.NewClientBuilder().WithScheme(scheme).WithStatusSubresource(&worldv1.World{}).
 		WithObjects(append(objs, world)...).
@@ -62,9 +68,23 @@ func newFixture(t *testing.T, objs ...client.Object) *fixture {
 			f.statusWrites++
 			return c.SubResource(sub).Update(ctx, obj, opts...)
 		}}).Build()
-	f.r = &WorldReconciler{Client: f.c, Clock: f.clock, Bulletin: f.bulletin, SettingsConfigMap: "world-operator",
+	f.recorder = events.NewFakeRecorder(100)
+	f.r = &WorldReconciler{Client: f.c, Clock: f.clock, Bulletin: f.bulletin, Recorder: f.recorder, SettingsConfigMap: "world-operator",
 		Deployments: []string{"bulletin", "governance"}, Resync: time.Minute}
 	return f
+}
+
+// events drains the Events recorded so far.
+func (f *fixture) events() []string {
+	var out []string
+	for {
+		select {
+		case e := <-f.recorder.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
 }
 
 func deployment(name string) *appsv1.Deployment {
@@ -98,8 +118,9 @@ func (f *fixture) annotation(t *testing.T, name string) string {
 
 // A World's settings reach the ConfigMap the bulletin reads, its
 // Deployments roll to them, and the status shows the bulletin's world,
-// Ready, at the generation it saw and the clock's time; a second pass
-// with nothing new writes nothing.
+// Ready, at the generation it saw and the clock's time, with the time of
+// the read; a second pass with nothing new writes nothing, and an Event
+// tells what was applied.
 func TestReconcileAppliesAndReports(t *testing.T) {
 	f := newFixture(t, deployment("bulletin"), deployment("governance"))
 	w := f.reconcile(t)
@@ -133,19 +154,34 @@ func TestReconcileAppliesAndReports(t *testing.T) {
 	if d := meta.FindStatusCondition(st.Conditions, "Degraded"); d == nil || d.Status != metav1.ConditionFalse {
 		t.Errorf("Degraded %+v", d)
 	}
+	if st.LastReadTime == nil || !st.LastReadTime.Time.Equal(f.clock.t) {
+		t.Errorf("last read %v, want %s", st.LastReadTime, f.clock.t)
+	}
+	if got := testutil.ToFloat64(worldReady.WithLabelValues("world", "w")); got != 1 {
+		t.Errorf("sharedworld_operator_world_ready %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(worldLastRead.WithLabelValues("world", "w")); got != float64(f.clock.t.Unix()) {
+		t.Errorf("sharedworld_operator_world_last_read_timestamp_seconds %v, want %d", got, f.clock.t.Unix())
+	}
 	if f.statusWrites != 1 {
 		t.Errorf("%d status writes, want 1", f.statusWrites)
 	}
-
-	f.clock.t = f.clock.t.Add(time.Hour)
-	f.reconcile(t)
-	if f.statusWrites != 1 {
-		t.Errorf("nothing changed but the status was written again (%d writes)", f.statusWrites)
+	if ev := f.events(); len(ev) != 2 || !contains(ev[0], "Normal SettingsApplied settings "+hash) || !contains(ev[1], "Normal Applied") {
+		t.Errorf("events %q, want SettingsApplied then Applied", ev)
 	}
+
+	f.reconcile(t)
+	if f.statusWrites != 1 || len(f.events()) != 0 {
+		t.Errorf("nothing changed but the status was written again (%d writes) or an Event recorded", f.statusWrites)
+	}
+	f.clock.t = f.clock.t.Add(time.Hour)
 	f.bulletin.snap.Population = 8
 	w = f.reconcile(t)
-	if f.statusWrites != 2 || w.Status.Population != 8 {
-		t.Errorf("population 8: %d writes, status %+v", f.statusWrites, w.Status)
+	if f.statusWrites != 2 || w.Status.Population != 8 || !w.Status.LastReadTime.Time.Equal(f.clock.t) {
+		t.Errorf("population 8 an hour later: %d writes, status %+v", f.statusWrites, w.Status)
+	}
+	if ev := f.events(); len(ev) != 0 {
+		t.Errorf("a new population is no Event: %q", ev)
 	}
 	if r := meta.FindStatusCondition(w.Status.Conditions, "Ready"); !r.LastTransitionTime.Time.Equal(f.clock.t.Add(-time.Hour)) {
 		t.Errorf("Ready moved its transition time without a transition: %s", r.LastTransitionTime)
@@ -153,7 +189,8 @@ func TestReconcileAppliesAndReports(t *testing.T) {
 }
 
 // A bulletin that does not answer and a missing Deployment degrade the
-// World; the counts it last saw stay.
+// World: a Warning Event, the Ready gauge at 0; the last read time and the
+// counts it last saw stay.
 func TestReconcileDegrades(t *testing.T) {
 	f := newFixture(t, deployment("bulletin"))
 	f.bulletin.err = errors.New("connection refused")
@@ -171,10 +208,26 @@ func TestReconcileDegrades(t *testing.T) {
 	if w.Status.SettingsHash != "" {
 		t.Errorf("settings hash %q with a Deployment missing", w.Status.SettingsHash)
 	}
+	if got := testutil.ToFloat64(worldReady.WithLabelValues("world", "w")); got != 0 {
+		t.Errorf("sharedworld_operator_world_ready %v, want 0", got)
+	}
+	if ev := f.events(); len(ev) == 0 || !contains(ev[len(ev)-1], "Warning Degraded") || !contains(ev[len(ev)-1], "connection refused") {
+		t.Errorf("events %q, want a Warning naming the bulletin's error", ev)
+	}
+
+	f.bulletin.err = nil
+	f.reconcile(t)
+	read := f.clock.t
+	f.clock.t = f.clock.t.Add(10 * time.Minute)
+	f.bulletin.err = errors.New("timeout")
+	w = f.reconcile(t)
+	if w.Status.LastReadTime == nil || !w.Status.LastReadTime.Time.Equal(read) || w.Status.Population != 7 {
+		t.Errorf("after a failed read: last read %v (want %s), population %d", w.Status.LastReadTime, read, w.Status.Population)
+	}
 }
 
 // Deleting the World removes its settings and rolls the Deployments back
-// to the chart's, then lets the World go.
+// to the chart's, then lets the World go and drops its series.
 func TestDeleteReturnsToTheChart(t *testing.T) {
 	f := newFixture(t, deployment("bulletin"), deployment("governance"))
 	w := f.reconcile(t)
@@ -196,6 +249,13 @@ func TestDeleteReturnsToTheChart(t *testing.T) {
 	}
 	if err := f.c.Get(context.Background(), key, &worldv1.World{}); !apierrors.IsNotFound(err) {
 		t.Errorf("World after delete: %v", err)
+	}
+	if _, err := f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: key}); err != nil {
+		t.Fatal(err)
+	}
+	// DeleteLabelValues reports whether the series was still there.
+	if worldReady.DeleteLabelValues("world", "w") || worldLastRead.DeleteLabelValues("world", "w") {
+		t.Error("the World's series outlive it")
 	}
 }
 
