@@ -164,8 +164,13 @@ func (c *Cluster) ingressRoutes(ings []networkingv1.Ingress) (ingressRoutes, err
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return len(out[i].prefix) > len(out[j].prefix) })
+	sortRoutes(out)
 	return out, nil
+}
+
+// sortRoutes puts the longest paths first: the first match is the longest.
+func sortRoutes(r ingressRoutes) {
+	sort.SliceStable(r, func(i, j int) bool { return len(r[i].prefix) > len(r[j].prefix) })
 }
 
 // match follows Kubernetes' Prefix path type: the path's elements begin

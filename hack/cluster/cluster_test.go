@@ -1,0 +1,140 @@
+//go:build cluster
+
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+func startCluster(t *testing.T, values ...string) (*Cluster, error) {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "cluster-bin-")
+		if buildErr == nil {
+			buildErr = Build(context.Background(), binDir)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	data := t.TempDir()
+	log, err := os.Create(filepath.Join(data, "replicas.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	return Start(context.Background(), Options{Root: root, BinDir: binDir, DataDir: data, AmbassadorToken: "cluster-token-0123456789",
+		Replicas: 2, Values: values, Log: log})
+}
+
+// A replica that exits while starting fails the start, and the error
+// carries the replica's own last words.
+func TestAReplicaThatExitsFailsTheStartWithItsLog(t *testing.T) {
+	values := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(values, []byte("services:\n  tickets:\n    extraEnv:\n      - {name: WORLD_REQUEST_DEADLINE, value: 1ns}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := startCluster(t, values)
+	if err == nil {
+		c.Stop()
+		t.Fatal("a cluster with a replica that cannot start started")
+	}
+	for _, want := range []string{"world-shared-world-tickets-0", "exited while starting", "WORLD_REQUEST_DEADLINE must be between"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+}
+
+// Rolling every Deployment that rolls one replica at a time, while
+// clients keep asking every service, fails no request: each replica leaves
+// the endpoints, drains and exits while the others serve. A killed replica
+// is started again.
+func TestRollingEveryDeploymentFailsNoRequest(t *testing.T) {
+	c, err := startCluster(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	paths := []string{"/api/world/directory", "/api/world/plots", "/api/world/tickets", "/api/world/governance/proposals",
+		"/api/world/commons", "/openapi.json", "/api/world/whoami"}
+	var sent, failed atomic.Int64
+	var firstFailure atomic.Value
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			client := &http.Client{Timeout: 10 * time.Second}
+			for n := i; ctx.Err() == nil; n++ {
+				resp, err := client.Get(c.URL + paths[n%len(paths)])
+				sent.Add(1)
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode < 500 {
+						continue
+					}
+					err = fmt.Errorf("%s: %d", paths[n%len(paths)], resp.StatusCode)
+				}
+				failed.Add(1)
+				firstFailure.CompareAndSwap(nil, err.Error())
+			}
+		}()
+	}
+	rolled := 0
+	for _, d := range c.deployments {
+		if d.spec.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+			continue // one pod by design: its rollout is a gap, not a roll
+		}
+		before := d.snapshot()
+		if err := c.Roll(context.Background(), d.spec.Name); err != nil {
+			t.Fatalf("roll %s: %v", d.spec.Name, err)
+		}
+		after := d.snapshot()
+		if len(after) != len(before) || after[0] == before[0] || after[len(after)-1] == before[len(before)-1] {
+			t.Fatalf("%s was not replaced: %v then %v", d.spec.Name, before, after)
+		}
+		rolled++
+	}
+	stop()
+	wg.Wait()
+	t.Logf("rolled %d Deployments; %d requests sent", rolled, sent.Load())
+	if failed.Load() != 0 || sent.Load() < 100 {
+		t.Fatalf("%d of %d requests failed during the rollout (first: %v)", failed.Load(), sent.Load(), firstFailure.Load())
+	}
+
+	if err := c.Kill("docs", 0); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rs, _ := c.Replicas("docs")
+		if rs[0].Restarts() == 1 && rs[0].Ready() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed replica was not started again: restarts %d, ready %v", rs[0].Restarts(), rs[0].Ready())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
