@@ -39,14 +39,31 @@ func (r *Replica) Ready() bool { return r.ready.Load() && !r.stopping.Load() }
 func (r *Replica) Restarts() int { return int(r.restarts.Load()) }
 
 // freeAddr is a loopback address nobody listens on: a pod's own port.
+// A port is handed out once per process: replicas starting side by side
+// would otherwise be given the same port, closed again before either
+// listens on it.
 func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		handedMu.Lock()
+		seen := handed[addr]
+		handed[addr] = true
+		handedMu.Unlock()
+		if !seen {
+			return addr, nil
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }
+
+var (
+	handedMu sync.Mutex
+	handed   = map[string]bool{}
+)
 
 // podEnv is the container's environment for one replica: listen
 // addresses of the container's ports (":8080") become the replica's own,
