@@ -2,13 +2,17 @@
 // (FerretDB on SQLite files under -dir) on its own, in its own process, and
 // prints its MongoDB URI on stdout once it listens. The fault suite (`make
 // faults`) runs it apart from the service binaries so that the database can
-// be made unreachable alone.
+// be made unreachable alone, and `make cluster` so that replicas in
+// processes of their own share it. Clients reach it through a write gate
+// (embedded.WriteGate): several processes' guarded writes are atomic, as on
+// MongoDB.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -26,7 +30,18 @@ func main() {
 		fmt.Fprintln(os.Stderr, "embedded-db:", err)
 		os.Exit(1)
 	}
-	fmt.Println(m.URI)
+	u, err := url.Parse(m.URI)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "embedded-db:", err)
+		os.Exit(1)
+	}
+	gate, err := embedded.NewWriteGate("127.0.0.1:0", u.Host)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "embedded-db:", err)
+		os.Exit(1)
+	}
+	fmt.Println(gate.URI(m.URI))
 	<-ctx.Done()
+	gate.Close()
 	m.Stop()
 }
