@@ -67,6 +67,12 @@ func TestTheLocalValuesRenderEveryServiceAndTheServiceTablesRoutes(t *testing.T)
 			t.Errorf("%s has no HTTP readiness probe to wait for", d.Name)
 		}
 		env := strings.Join(c.Env, "\n")
+		// the last setting of a variable is the one a container gets
+		drain := env[strings.LastIndex(env, "WORLD_DRAIN_DELAY="):]
+		drain = drain[:strings.IndexByte(drain+"\n", '\n')]
+		if want := map[bool]string{true: "WORLD_DRAIN_DELAY=0s", false: "WORLD_DRAIN_DELAY=5s"}[d.Spec.Strategy.Type == "Recreate"]; drain != want {
+			t.Errorf("%s drains with %s, want %s (a Recreate pod has nobody to hand over to)", d.Name, drain, want)
+		}
 		if !strings.Contains(env, "WORLD_IDP_KEYS_URL=http://world-shared-world-identity:8080/dev/idp/keys") {
 			t.Errorf("%s does not load the development provider's keys from identity's Service:\n%s", d.Name, env)
 		}

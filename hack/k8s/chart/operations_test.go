@@ -36,8 +36,8 @@ var operationsValues = []string{
 func podSpecs(objs []obj) map[string]any {
 	out := map[string]any{}
 	for _, o := range objs {
-		if strings.HasSuffix(o.name(), "-operator") {
-			continue
+		if strings.HasSuffix(o.name(), "-operator") || str(o, "metadata", "annotations", "helm.sh/hook") != "" {
+			continue // the operator's, and hooks that run it (uninstall)
 		}
 		switch o.kind() {
 		case "Deployment", "Job":
@@ -162,8 +162,11 @@ func TestNamesFitTheLongestRelease(t *testing.T) {
 				t.Errorf("CronJob %s: %d characters (at most 52), suffix -governance-check", o.name(), len(o.name()))
 			}
 		case "Job":
-			if len(o.name()) > 63 || !strings.HasSuffix(o.name(), "-bulletin-rebuild-1") {
-				t.Errorf("Job %s: %d characters (at most 63), suffix -bulletin-rebuild-1", o.name(), len(o.name()))
+			if len(o.name()) > 63 {
+				t.Errorf("Job %s: %d characters (at most 63)", o.name(), len(o.name()))
+			}
+			if strings.HasSuffix(o.name(), "-bulletin-rebuild-1") {
+				kinds["rebuild Job"]++
 			}
 		case "Service":
 			if len(o.name()) > 63 {
@@ -172,8 +175,8 @@ func TestNamesFitTheLongestRelease(t *testing.T) {
 		}
 		checkLabels(t, o.kind()+"/"+o.name(), o)
 	}
-	if kinds["CronJob"] != 1 || kinds["Job"] != 1 {
-		t.Fatalf("kinds %v: want the CronJob and the rebuild Job", kinds)
+	if kinds["CronJob"] != 1 || kinds["rebuild Job"] != 1 {
+		t.Fatalf("kinds %v: want the CronJob and the rebuild Job (suffix -bulletin-rebuild-1)", kinds)
 	}
 }
 

@@ -32,7 +32,7 @@ func TestUninstallDoesNotStrandTheNamespace(t *testing.T) {
 		t.Fatalf("build the operator: %v\n%s", err, out)
 	}
 	if out, err := c.Run(ctx, "", "helm", "install", "world", filepath.Join(root(t), "charts/shared-world"),
-		"--namespace", "world", "--create-namespace"); err != nil {
+		"--namespace", "world", "--create-namespace", "--set", "identityProvider.development=true"); err != nil {
 		t.Fatalf("helm install: %v\n%s", err, out)
 	}
 	c.Kubectl(t, `apiVersion: sharedworld.dev/v1alpha1
