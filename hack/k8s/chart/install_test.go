@@ -24,7 +24,7 @@ func TestHelmInstallRollsOut(t *testing.T) {
 	c.StartControllers(t)
 	ctx := context.Background()
 	out, err := c.Run(ctx, "", "helm", "install", "world", filepath.Join(root(t), "charts/shared-world"),
-		"--namespace", "world", "--create-namespace", "--wait", "--timeout", "4m")
+		"--namespace", "world", "--create-namespace", "--wait", "--timeout", "4m", "--set", "identityProvider.development=true")
 	if err != nil {
 		status, _ := c.Run(ctx, "", "kubectl", "get", "deploy,rs,pods,nodes", "-A", "-o", "wide")
 		events, _ := c.Run(ctx, "", "kubectl", "get", "events", "-A")

@@ -14,7 +14,7 @@ import (
 // renderRelease renders the chart as release name in namespace ns.
 func renderRelease(t *testing.T, name, ns string, extra ...string) []obj {
 	t.Helper()
-	manifest := helm(t, append([]string{"template", name, "charts/shared-world", "--namespace", ns}, extra...)...)
+	manifest := helm(t, append(append([]string{"template", name, "charts/shared-world", "--namespace", ns}, rendered...), extra...)...)
 	dec := yaml.NewYAMLOrJSONDecoder(strings.NewReader(manifest), 4096)
 	var out []obj
 	for {
