@@ -26,6 +26,7 @@ type WriteGate struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
+	closed bool
 }
 
 // NewWriteGate listens on addr ("127.0.0.1:0": a free port) and forwards
@@ -55,6 +56,7 @@ func (g *WriteGate) URI(uri string) string {
 func (g *WriteGate) Close() {
 	_ = g.ln.Close()
 	g.mu.Lock()
+	g.closed = true
 	for c := range g.conns {
 		_ = c.Close()
 	}
@@ -74,7 +76,9 @@ func (g *WriteGate) serve() {
 			_ = client.Close()
 			continue
 		}
-		g.track(client, server)
+		if !g.track(client, server) {
+			return
+		}
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
@@ -83,12 +87,18 @@ func (g *WriteGate) serve() {
 	}
 }
 
-func (g *WriteGate) track(conns ...net.Conn) {
+// track keeps the connections for Close; after Close it closes them.
+func (g *WriteGate) track(conns ...net.Conn) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, c := range conns {
-		g.conns[c] = struct{}{}
+		if g.closed {
+			_ = c.Close()
+		} else {
+			g.conns[c] = struct{}{}
+		}
 	}
+	return !g.closed
 }
 
 func (g *WriteGate) untrack(conns ...net.Conn) {
@@ -101,54 +111,67 @@ func (g *WriteGate) untrack(conns ...net.Conn) {
 }
 
 // relay copies one connection's messages both ways. A write command takes
-// the gate's lock before it is sent on and gives it back when the answer
-// to it (responseTo = its requestID) comes back, or the connection ends.
+// the gate's lock, is sent on, and gives the lock back once its answer
+// (responseTo = its requestID) came or the connection ended: taken and
+// given back by the same loop, so no path can keep it.
 func (g *WriteGate) relay(client, server net.Conn) {
 	defer g.untrack(client, server)
-	var waiting atomic.Int64 // requestID+1 of the write holding the lock; 0: none
-	release := func(id int64) bool {
-		if waiting.CompareAndSwap(id, 0) {
-			g.writes.Unlock()
-			return true
-		}
-		return false
-	}
+	var waitFor atomic.Pointer[int32] // the write waiting for its answer
+	answered := make(chan struct{}, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer func() {
-			if id := waiting.Load(); id != 0 {
-				release(id)
-			}
-		}()
 		for {
 			msg, err := readMessage(server)
 			if err != nil {
 				_ = client.Close()
 				return
 			}
+			// the lock goes back before the answer is passed on: a client
+			// slow to read holds nobody else up
+			if id := waitFor.Load(); id != nil && *id == int32(binary.LittleEndian.Uint32(msg[8:12])) {
+				select {
+				case answered <- struct{}{}:
+				default: // a second answer to one write (an exhaust stream)
+				}
+			}
 			if _, err := client.Write(msg); err != nil {
+				_ = server.Close()
 				return
 			}
-			responseTo := int64(int32(binary.LittleEndian.Uint32(msg[8:12])))
-			release(responseTo + 1)
 		}
 	}()
 	for {
 		msg, err := readMessage(client)
-		if err != nil {
-			break
-		}
-		if isWrite(msg) {
-			g.writes.Lock()
-			waiting.Store(int64(int32(binary.LittleEndian.Uint32(msg[4:8]))) + 1)
-		}
-		if _, err := server.Write(msg); err != nil {
+		if err != nil || !g.forward(server, msg, &waitFor, answered, done) {
 			break
 		}
 	}
 	_ = server.Close()
 	<-done
+}
+
+// forward sends one client message on; a write holds the gate's lock
+// until its answer came (or the server's side ended).
+func (g *WriteGate) forward(server net.Conn, msg []byte, waitFor *atomic.Pointer[int32], answered, done chan struct{}) bool {
+	if !isWrite(msg) {
+		_, err := server.Write(msg)
+		return err == nil
+	}
+	g.writes.Lock()
+	defer g.writes.Unlock()
+	id := int32(binary.LittleEndian.Uint32(msg[4:8]))
+	waitFor.Store(&id)
+	defer waitFor.Store(nil)
+	if _, err := server.Write(msg); err != nil {
+		return false
+	}
+	select {
+	case <-answered:
+		return true
+	case <-done:
+		return false
+	}
 }
 
 // maxMessage is MongoDB's largest message (48 MB).
@@ -178,7 +201,8 @@ const (
 
 // readOnly are the commands that change nothing; every other command
 // (insert, update, delete, findAndModify, createIndexes, drop, ...) is a
-// write.
+// write. (aggregate is read-only here: the world never writes with $out
+// or $merge.)
 var readOnly = map[string]bool{
 	"find": true, "getMore": true, "aggregate": true, "count": true, "distinct": true,
 	"listCollections": true, "listIndexes": true, "listDatabases": true, "ping": true,

@@ -2,9 +2,17 @@ package embedded_test
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
 	"net/url"
+	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
@@ -78,4 +86,102 @@ func TestWriteGateMakesGuardedUpdatesAtomicAcrossConnections(t *testing.T) {
 	if doc.N != clients*raises {
 		t.Fatalf("%d raises acknowledged, the counter says %d: a guarded update was not atomic", clients*raises, doc.N)
 	}
+}
+
+// Connections that end while their writes wait for the gate (the server
+// side closing, as a crashed or restarted database does) never keep the
+// lock: a write after them is still answered.
+func TestWriteGateLetsGoOfConnectionsThatEnd(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(n int32) {
+				defer c.Close()
+				for {
+					if n%2 == 1 {
+						return // every other server side ends at once
+					}
+					msg, err := readWire(c)
+					if err != nil {
+						return
+					}
+					answer := append([]byte(nil), msg...)
+					binary.LittleEndian.PutUint32(answer[8:12], binary.LittleEndian.Uint32(msg[4:8]))
+					if _, err := c.Write(answer); err != nil {
+						return
+					}
+				}
+			}(accepted.Add(1))
+		}
+	}()
+	gate, err := embedded.NewWriteGate("127.0.0.1:0", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	addr := strings.TrimSuffix(strings.TrimPrefix(gate.URI("mongodb://x/"), "mongodb://"), "/")
+	write := func(id uint32) error {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Write(insertMessage(id)); err != nil {
+			return err
+		}
+		_, err = readWire(c)
+		return err
+	}
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = write(uint32(i + 1)) }()
+	}
+	wg.Wait()
+	// the next connection is an even one (answered) or, if odd, the one after it
+	for i := range 2 {
+		if err := write(uint32(100 + i)); err == nil {
+			return
+		} else if errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("a write waited 5 s for the gate: a connection that ended kept the lock")
+		}
+	}
+	t.Fatal("no write was answered after the connections that ended")
+}
+
+// insertMessage is an OP_MSG {insert: "c"} with requestID id.
+func insertMessage(id uint32) []byte {
+	doc := []byte{0, 0, 0, 0, 0x02}
+	doc = append(doc, "insert\x00"...)
+	doc = binary.LittleEndian.AppendUint32(doc, 2)
+	doc = append(doc, "c\x00\x00"...)
+	binary.LittleEndian.PutUint32(doc, uint32(len(doc)))
+	msg := make([]byte, 16, 16+5+len(doc))
+	binary.LittleEndian.PutUint32(msg[4:], id)
+	binary.LittleEndian.PutUint32(msg[12:], 2013)
+	msg = append(msg, 0, 0, 0, 0, 0)
+	msg = append(msg, doc...)
+	binary.LittleEndian.PutUint32(msg, uint32(len(msg)))
+	return msg
+}
+
+func readWire(c net.Conn) ([]byte, error) {
+	var head [4]byte
+	if _, err := io.ReadFull(c, head[:]); err != nil {
+		return nil, err
+	}
+	msg := make([]byte, binary.LittleEndian.Uint32(head[:]))
+	copy(msg, head[:])
+	_, err := io.ReadFull(c, msg[4:])
+	return msg, err
 }
