@@ -41,7 +41,7 @@ test-embedded test-shared: test-%:
 
 REPLICAS ?= 2
 test-cluster:
-	REPLICAS=$(REPLICAS) go test -tags cluster -count=1 -timeout 20m ./hack/world/ ./hack/cluster/
+	REPLICAS=$(REPLICAS) go test -p 1 -tags cluster -count=1 -timeout 20m ./hack/world/ ./hack/cluster/
 
 ## lint: gofmt and go vet over every module
 lint: vet

@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 AGENTS=${AGENTS:-30}
 THINK=${THINK:-1s}
-DURATION=${DURATION:-90s}
+DURATION=${DURATION:-150s}
 REPLICAS=${REPLICAS:-2}
 ROLL_AFTER=${ROLL_AFTER:-15}
 ROLL=${ROLL-identity plots-storage tickets governance messaging docs}
@@ -50,7 +50,12 @@ grep "world ready on" "$DATA/cluster.log"
 ROLLER=$!
 status=0
 bin/load -url "http://127.0.0.1:$PORT" -agents "$AGENTS" -think "$THINK" -duration "$DURATION" || status=$?
-wait $ROLLER
+# every roll must have ended while the load still ran
+if kill -0 $ROLLER 2>/dev/null; then
+	echo "the load ended before the last roll: raise DURATION" >&2
+	status=1
+fi
+wait $ROLLER || status=1
 cat "$DATA/rolls.log"
-[ "$(grep -c '^rolled' "$DATA/rolls.log")" = "$(echo $ROLL | wc -w)" ] || { echo "not every roll finished within the load" >&2; status=1; }
+[ "$(grep -c '^rolled' "$DATA/rolls.log")" = "$(echo $ROLL | wc -w)" ] || { echo "a roll failed" >&2; status=1; }
 exit $status

@@ -53,7 +53,9 @@ type Cluster struct {
 	hosts       serviceHosts
 	servers     []*http.Server
 	clock       *devClock
-	cancel      context.CancelFunc
+	// life is the cluster's lifetime: its replicas and CronJobs.
+	life   context.Context
+	cancel context.CancelFunc
 }
 
 // deployment is one rendered Deployment and its replicas.
@@ -92,7 +94,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 		return nil, err
 	}
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c = &Cluster{opts: o, hosts: serviceHosts{}, cancel: cancel}
+	c = &Cluster{opts: o, hosts: serviceHosts{}, life: life, cancel: cancel}
 	started := c
 	defer func() {
 		if err != nil {
@@ -234,8 +236,9 @@ func selects(selector, labels map[string]string) bool {
 }
 
 // startWave starts the wave's Deployments side by side, each one's first
-// replica before its others: the first creates the service's indexes,
-// which the embedded database cannot take from two connections at once.
+// replica before its others: the first creates the service's indexes
+// (FerretDB v1 failed a connection when two created one collection's
+// indexes at once).
 func (c *Cluster) startWave(ctx context.Context, wave []*deployment) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(wave))
@@ -244,6 +247,9 @@ func (c *Cluster) startWave(ctx context.Context, wave []*deployment) error {
 		go func() {
 			defer wg.Done()
 			n := c.Manifests.replicas(d.spec, c.opts.Replicas)
+			if n == 0 {
+				return
+			}
 			if errs[i] = c.addReplica(ctx, d); errs[i] != nil || n < 2 {
 				return
 			}
@@ -262,29 +268,36 @@ func (c *Cluster) startWave(ctx context.Context, wave []*deployment) error {
 }
 
 // addReplica starts one more replica of d and puts it in the endpoints.
-func (c *Cluster) addReplica(ctx context.Context, d *deployment) error {
+// The replica lives with the cluster, not with ctx (a control request).
+func (c *Cluster) addReplica(_ context.Context, d *deployment) error {
 	d.mu.Lock()
 	name := d.spec.Name + "-" + strconv.Itoa(d.serial)
 	d.serial++
 	d.mu.Unlock()
-	extra := []string{}
-	if c.opts.RateLimits != "" {
-		extra = append(extra, "WORLD_RATE_LIMITS="+c.opts.RateLimits)
-	}
+	spec := replicaSpec{container: d.container, binDir: c.opts.BinDir, hosts: c.hosts, extra: c.extraEnv, log: c.opts.Log}
 	if c.clock != nil {
-		extra = append(extra, c.clock.env()...)
+		spec.started = c.clock.started
 	}
-	r, err := startReplica(ctx, name, d.container, c.opts.BinDir, c.hosts, extra, c.opts.Log)
+	r, err := startReplica(c.life, name, spec)
 	if err != nil {
 		return err
 	}
 	d.mu.Lock()
 	d.replicas = append(d.replicas, r)
 	d.mu.Unlock()
-	if c.clock != nil {
-		return c.clock.push(ctx, r) // an advance while it started
-	}
 	return nil
+}
+
+// extraEnv is what the cluster adds to every container it starts now.
+func (c *Cluster) extraEnv() []string {
+	var extra []string
+	if c.opts.RateLimits != "" {
+		extra = append(extra, "WORLD_RATE_LIMITS="+c.opts.RateLimits)
+	}
+	if c.clock != nil {
+		extra = append(extra, c.clock.env()...)
+	}
+	return extra
 }
 
 // Stop ends the world: the front first, then every replica (SIGTERM, as a

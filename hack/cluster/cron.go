@@ -22,11 +22,16 @@ type cronJob struct {
 	schedule  cron.Schedule
 	container Container
 
-	mu      sync.Mutex
-	running sync.WaitGroup
-	busy    bool
+	mu sync.Mutex
+	// run is the run going on (nil: none); its done closes when it ends.
+	run *cronRun
 	// Runs and Failures count finished runs.
 	Runs, Failures int
+}
+
+type cronRun struct {
+	done chan struct{}
+	err  error
 }
 
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
@@ -82,34 +87,43 @@ func (cj *cronJob) loop(ctx context.Context) {
 	}
 }
 
-// start runs the job in the background unless a run is going on.
-func (cj *cronJob) start(ctx context.Context) {
+// start runs the job in the background unless a run is going on, and
+// returns the run going on.
+func (cj *cronJob) start(ctx context.Context) *cronRun {
 	cj.mu.Lock()
-	if cj.busy {
-		cj.mu.Unlock()
-		return
+	defer cj.mu.Unlock()
+	if cj.run != nil {
+		return cj.run
 	}
-	cj.busy = true
-	cj.running.Add(1)
-	cj.mu.Unlock()
+	run := &cronRun{done: make(chan struct{})}
+	cj.run = run
 	go func() {
-		defer cj.running.Done()
-		err := cj.run(ctx)
+		run.err = cj.runJob(ctx)
 		cj.mu.Lock()
-		cj.busy = false
+		cj.run = nil
 		cj.Runs++
-		if err != nil {
+		if run.err != nil {
 			cj.Failures++
-			fmt.Fprintf(cj.c.opts.Log, "[%s] failed: %v\n", cj.spec.Name, err)
+			fmt.Fprintf(cj.c.opts.Log, "[%s] failed: %v\n", cj.spec.Name, run.err)
 		}
 		cj.mu.Unlock()
+		close(run.done)
 	}()
+	return run
 }
 
-func (cj *cronJob) wait() { cj.running.Wait() }
+// wait waits for the run going on, if any.
+func (cj *cronJob) wait() {
+	cj.mu.Lock()
+	run := cj.run
+	cj.mu.Unlock()
+	if run != nil {
+		<-run.done
+	}
+}
 
-// run is one Job: its pod run to completion, retried up to backoffLimit.
-func (cj *cronJob) run(ctx context.Context) error {
+// runJob is one Job: its pod run to completion, retried up to backoffLimit.
+func (cj *cronJob) runJob(ctx context.Context) error {
 	attempts := 7 // the Job default's backoffLimit 6, plus the first
 	if b := cj.spec.Spec.JobTemplate.Spec.BackoffLimit; b != nil {
 		attempts = int(*b) + 1
@@ -133,21 +147,17 @@ func (cj *cronJob) run(ctx context.Context) error {
 }
 
 // RunCronJob runs a CronJob now (kubectl create job --from=cronjob/...)
-// and waits for it.
+// and waits for it; a run already going on (Forbid) is the one waited for.
 func (c *Cluster) RunCronJob(ctx context.Context, name string) error {
 	for _, cj := range c.crons {
 		if cj.spec.Name == name || cj.spec.Name == Release+"-shared-world-"+name {
-			cj.mu.Lock()
-			before := cj.Failures
-			cj.mu.Unlock()
-			cj.start(ctx)
-			cj.wait()
-			cj.mu.Lock()
-			defer cj.mu.Unlock()
-			if cj.Failures > before {
-				return fmt.Errorf("CronJob %s failed (see its log)", name)
+			run := cj.start(c.life)
+			select {
+			case <-run.done:
+				return run.err
+			case <-ctx.Done():
+				return ctx.Err()
 			}
-			return nil
 		}
 	}
 	return fmt.Errorf("no CronJob %q", name)

@@ -21,7 +21,7 @@ import (
 // devClock is the cluster's one development clock (WORLD_DEV_CLOCK): the
 // front answers POST /api/admin/clock as the runner does, keeps the offset
 // in a file (a restart keeps the world's time) and moves every replica's
-// clock through its admin port before it answers. Under it the CronJobs
+// clock through its admin port (PUT /devclock) before it answers. Under it the CronJobs
 // run on demand only (Cluster.RunCronJob), as the runner's checks do
 // (POST /api/admin/governance/check): a schedule firing in skipped time
 // would move the world behind a test's back.
@@ -75,36 +75,42 @@ func (d *devClock) front(next http.Handler) http.Handler {
 	})
 }
 
-// keep stores the new offset, then moves every replica's clock to it and
-// runs what fell due, before the clock's answer.
+// keep stores the new offset, then moves every replica in the endpoints
+// to it before the clock's answer. A replica starting meanwhile takes the
+// offset once the advance is over (started); one that cannot be reached
+// is logged, not waited for: it is crashing or hung, and a restart gives
+// it the offset.
 func (d *devClock) keep(ctx context.Context, offset time.Duration) error {
 	if err := os.WriteFile(d.file, []byte(strconv.FormatInt(int64(offset), 10)+"\n"), 0o600); err != nil {
 		return err
 	}
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.offset = offset
-	var err error
 	for _, dep := range d.c.deployments {
 		for _, r := range dep.snapshot() {
-			if err == nil {
-				err = d.pushOffset(ctx, r, offset)
+			if !r.Ready() {
+				continue
+			}
+			if err := d.pushOffset(ctx, r, offset, 5*time.Second); err != nil {
+				fmt.Fprintf(r.tail, "the development clock could not be moved: %v\n", err)
 			}
 		}
 	}
-	d.mu.Unlock()
-	return err
+	return nil
 }
 
-// push moves a replica that started during an advance to the clock's offset.
-func (d *devClock) push(ctx context.Context, r *Replica) error {
+// started moves a replica that just started to the clock's offset, before
+// it is put in the endpoints.
+func (d *devClock) started(ctx context.Context, r *Replica) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.pushOffset(ctx, r, d.offset)
+	return d.pushOffset(ctx, r, d.offset, 10*time.Second)
 }
 
-func (d *devClock) pushOffset(ctx context.Context, r *Replica, offset time.Duration) error {
+func (d *devClock) pushOffset(ctx context.Context, r *Replica, offset, within time.Duration) error {
 	body := []byte(fmt.Sprintf(`{"offset_ns":%d}`, int64(offset)))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(within)
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPut, "http://"+r.Addrs["admin"]+"/devclock", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -115,9 +121,6 @@ func (d *devClock) pushOffset(ctx context.Context, r *Replica, offset time.Durat
 				return nil
 			}
 			err = fmt.Errorf("%s answered %d", r.Name, resp.StatusCode)
-		}
-		if !r.Ready() && r.stopping.Load() {
-			return nil // being deleted: it serves nobody any more
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("move %s's clock: %w", r.Name, err)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -155,6 +156,9 @@ func (c *Cluster) ingressRoutes(ings []networkingv1.Ingress) (ingressRoutes, err
 				continue
 			}
 			for _, p := range rule.HTTP.Paths {
+				if p.Backend.Service == nil {
+					return nil, fmt.Errorf("Ingress %s: a path to a resource backend cannot be run locally", ing.Name)
+				}
 				svc, port, err := c.servicePort(p.Backend.Service.Name, p.Backend.Service.Port.Name, p.Backend.Service.Port.Number)
 				if err != nil {
 					return nil, err
@@ -168,9 +172,15 @@ func (c *Cluster) ingressRoutes(ings []networkingv1.Ingress) (ingressRoutes, err
 	return out, nil
 }
 
-// sortRoutes puts the longest paths first: the first match is the longest.
+// sortRoutes puts the longest paths first, an Exact path before a Prefix
+// one of the same length: the first match is the one Kubernetes picks.
 func sortRoutes(r ingressRoutes) {
-	sort.SliceStable(r, func(i, j int) bool { return len(r[i].prefix) > len(r[j].prefix) })
+	sort.SliceStable(r, func(i, j int) bool {
+		if len(r[i].prefix) != len(r[j].prefix) {
+			return len(r[i].prefix) > len(r[j].prefix)
+		}
+		return r[i].exact && !r[j].exact
+	})
 }
 
 // match follows Kubernetes' Prefix path type: the path's elements begin
@@ -183,7 +193,7 @@ func (routes ingressRoutes) match(path string) *endpoints {
 			if path == p.prefix {
 				return p.ep
 			}
-		case p.prefix == "/" || path == p.prefix || strings.HasPrefix(path, strings.TrimSuffix(p.prefix, "/")+"/"):
+		case p.prefix == "/" || path == strings.TrimSuffix(p.prefix, "/") || strings.HasPrefix(path, strings.TrimSuffix(p.prefix, "/")+"/"):
 			return p.ep
 		}
 	}

@@ -68,7 +68,11 @@ func TestTheLocalValuesRenderEveryServiceAndTheServiceTablesRoutes(t *testing.T)
 		}
 		env := strings.Join(c.Env, "\n")
 		// the last setting of a variable is the one a container gets
-		drain := env[strings.LastIndex(env, "WORLD_DRAIN_DELAY="):]
+		at := strings.LastIndex(env, "WORLD_DRAIN_DELAY=")
+		if at < 0 {
+			t.Fatalf("%s has no WORLD_DRAIN_DELAY", d.Name)
+		}
+		drain := env[at:]
 		drain = drain[:strings.IndexByte(drain+"\n", '\n')]
 		if want := map[bool]string{true: "WORLD_DRAIN_DELAY=0s", false: "WORLD_DRAIN_DELAY=5s"}[d.Spec.Strategy.Type == "Recreate"]; drain != want {
 			t.Errorf("%s drains with %s, want %s (a Recreate pod has nobody to hand over to)", d.Name, drain, want)
@@ -100,14 +104,18 @@ func TestTheLocalValuesRenderEveryServiceAndTheServiceTablesRoutes(t *testing.T)
 	}
 }
 
-// Paths match a Prefix rule element by element, the longest rule first.
+// Paths match a Prefix rule element by element (a trailing slash aside),
+// the longest rule first, an Exact rule before a Prefix one as long.
 func TestIngressPrefixesMatchWholePathElements(t *testing.T) {
 	a, b, root := &endpoints{port: "a"}, &endpoints{port: "b"}, &endpoints{port: "root"}
-	routes := ingressRoutes{{prefix: "/api/world/plots", ep: a}, {prefix: "/api/world/plots/x", ep: b}, {prefix: "/", ep: root}}
+	slash, exact, prefix := &endpoints{port: "slash"}, &endpoints{port: "exact"}, &endpoints{port: "prefix"}
+	routes := ingressRoutes{{prefix: "/api/world/plots", ep: a}, {prefix: "/api/world/plots/x", ep: b}, {prefix: "/", ep: root},
+		{prefix: "/docs/", ep: slash}, {prefix: "/same", ep: prefix}, {prefix: "/same", exact: true, ep: exact}}
 	sortRoutes(routes)
 	for path, want := range map[string]*endpoints{
 		"/api/world/plots": a, "/api/world/plots/claim": a, "/api/world/plotsx": root,
-		"/api/world/plots/x": b, "/api/world/plots/x/y": b, "/": root, "/docs": root,
+		"/api/world/plots/x": b, "/api/world/plots/x/y": b, "/": root, "/docsx": root,
+		"/docs": slash, "/docs/a": slash, "/same": exact, "/same/a": prefix,
 	} {
 		if got := routes.match(path); got != want {
 			t.Errorf("%s routes to %s, want %s", path, got.port, want.port)

@@ -23,20 +23,30 @@ type Replica struct {
 	// Addrs are the local addresses of the container's named ports.
 	Addrs map[string]string
 
-	proc      *proc.Proc
-	ready     atomic.Bool
-	stopping  atomic.Bool
-	restarts  atomic.Int32
-	tail      *tailLog
+	// mu orders the process's starts and stops: a restart after a crash
+	// never races a deletion.
+	mu       sync.Mutex
+	proc     *proc.Proc
+	launch   func(ctx context.Context) error
+	ready    atomic.Bool
+	stopping atomic.Bool
+	restarts atomic.Int32
+	tail     *tailLog
+	// stopProbe ends the probe loop that restarts the process.
 	stopProbe context.CancelFunc
 }
 
 // Ready reports whether the replica is in its Services' endpoints.
-func (r *Replica) Ready() bool { return r.ready.Load() && !r.stopping.Load() }
+func (r *Replica) Ready() bool { return r.ready.Load() }
 
 // Restarts counts the times the replica's process exited on its own and
 // was started again.
 func (r *Replica) Restarts() int { return int(r.restarts.Load()) }
+
+// endpointLag is how long the endpoints keep a deleted pod: Kubernetes
+// sends SIGTERM and removes the endpoint at the same time, and proxies
+// learn of the removal a moment later. The drain delay covers it.
+const endpointLag = time.Second
 
 // freeAddr is a loopback address nobody listens on: a pod's own port.
 // A port is handed out once per process: replicas starting side by side
@@ -83,31 +93,60 @@ func podEnv(c Container, addrs map[string]string, hosts serviceHosts, extra []st
 	return append(env, extra...)
 }
 
+// replicaSpec is how to run one replica: its container, where the binaries
+// are, the local stand-ins of the Services, the cluster's own settings
+// (read at every start: the development clock moves) and what to do once
+// started, before it is put in the endpoints.
+type replicaSpec struct {
+	container Container
+	binDir    string
+	hosts     serviceHosts
+	extra     func() []string
+	started   func(ctx context.Context, r *Replica) error
+	log       io.Writer
+}
+
 // startReplica starts one replica and returns once its readiness probe
 // passed (or its process exited or never became ready: the error carries
-// its last log lines).
-func startReplica(ctx context.Context, name string, c Container, binDir string, hosts serviceHosts, extra []string, log io.Writer) (*Replica, error) {
-	r := &Replica{Name: name, Addrs: map[string]string{}, tail: newTailLog(name, log, 40)}
-	for port := range c.Ports {
+// its last log lines). The replica lives until Terminate, restarted after
+// a crash, whatever becomes of ctx; life bounds it all.
+func startReplica(life context.Context, name string, s replicaSpec) (*Replica, error) {
+	r := &Replica{Name: name, Addrs: map[string]string{}, tail: newTailLog(name, s.log, 40)}
+	for port := range s.container.Ports {
 		addr, err := freeAddr()
 		if err != nil {
 			return nil, err
 		}
 		r.Addrs[port] = addr
 	}
-	probe, err := probeTarget(c.Readiness, c.Ports, r.Addrs)
+	probe, err := probeTarget(s.container.Readiness, s.container.Ports, r.Addrs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	r.proc = &proc.Proc{Name: name, Bin: filepath.Join(binDir, c.Binary), Args: c.Args,
-		Env: podEnv(c, r.Addrs, hosts, extra), Log: r.tail, Ready: proc.HTTPReady(probe), Isolated: true}
-	if err := r.proc.Start(ctx); err != nil {
+	r.launch = func(ctx context.Context) error {
+		r.proc = &proc.Proc{Name: name, Bin: filepath.Join(s.binDir, s.container.Binary), Args: s.container.Args,
+			Env: podEnv(s.container, r.Addrs, s.hosts, s.extra()), Log: r.tail, Ready: proc.HTTPReady(probe), Isolated: true}
+		if err := r.proc.Start(ctx); err != nil {
+			return err
+		}
+		if s.started != nil {
+			if err := s.started(ctx, r); err != nil {
+				r.proc.Kill()
+				return err
+			}
+		}
+		r.ready.Store(true)
+		return nil
+	}
+	r.mu.Lock()
+	err = r.launch(life)
+	r.mu.Unlock()
+	if err != nil {
 		return nil, fmt.Errorf("%w; its last log lines:\n%s", err, r.tail.String())
 	}
-	r.ready.Store(true)
-	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	pctx, cancel := context.WithCancel(life)
 	r.stopProbe = cancel
-	go r.probe(pctx, c, proc.HTTPReady(probe))
+	go r.probe(pctx, s.container, proc.HTTPReady(probe))
 	return r, nil
 }
 
@@ -117,35 +156,47 @@ func startReplica(ctx context.Context, name string, c Container, binDir string, 
 // restartPolicy Always), with the kubelet's doubling back-off.
 func (r *Replica) probe(ctx context.Context, c Container, check func(context.Context) error) {
 	period := time.Duration(max(c.Readiness.PeriodSeconds, 1)) * time.Second
-	threshold := max(int(c.Readiness.FailureThreshold), 1)
-	if c.Readiness.FailureThreshold == 0 {
+	threshold := int(c.Readiness.FailureThreshold)
+	if threshold == 0 {
 		threshold = 3
 	}
 	failures, backoff := 0, 10*time.Millisecond
+	r.mu.Lock()
+	exited := r.proc.Exited()
+	r.mu.Unlock()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-r.proc.Exited():
+		case <-exited:
 			r.ready.Store(false)
 			if r.stopping.Load() {
 				return
 			}
-			fmt.Fprintf(r.tail, "exited (code %d); starting again in %v\n", r.proc.ExitCode(), backoff)
+			fmt.Fprintf(r.tail, "exited; starting again in %v\n", backoff)
 			select {
 			case <-ctx.Done():
 				return
 			case <-time.After(backoff):
 			}
 			backoff = min(backoff*2, 10*time.Second)
-			r.restarts.Add(1)
-			if err := r.proc.Start(ctx); err != nil {
-				fmt.Fprintf(r.tail, "restart failed: %v\n", err)
-				continue
+			r.mu.Lock()
+			if r.stopping.Load() {
+				r.mu.Unlock()
+				return
 			}
-			r.ready.Store(true)
+			r.restarts.Add(1)
+			err := r.launch(ctx)
+			exited = r.proc.Exited()
+			r.mu.Unlock()
+			if err != nil {
+				fmt.Fprintf(r.tail, "restart failed: %v\n", err)
+			}
 			failures = 0
 		case <-time.After(period):
+			if r.stopping.Load() {
+				continue
+			}
 			pctx, cancel := context.WithTimeout(ctx, max(time.Duration(c.Readiness.TimeoutSeconds)*time.Second, time.Second))
 			err := check(pctx)
 			cancel()
@@ -159,12 +210,17 @@ func (r *Replica) probe(ctx context.Context, c Container, check func(context.Con
 	}
 }
 
-// Terminate is a pod's deletion: out of the endpoints at once, SIGTERM,
-// and SIGKILL after grace.
+// Terminate is a pod's deletion: SIGTERM, out of the endpoints a moment
+// later (endpointLag), SIGKILL after grace. It reports whether the process
+// exited on its own.
 func (r *Replica) Terminate(grace time.Duration) bool {
 	r.stopping.Store(true)
-	r.ready.Store(false)
+	lag := time.AfterFunc(endpointLag, func() { r.ready.Store(false) })
+	r.mu.Lock()
 	clean := r.proc.StopWithin(grace)
+	r.mu.Unlock()
+	lag.Stop()
+	r.ready.Store(false)
 	if r.stopProbe != nil {
 		r.stopProbe()
 	}
@@ -175,6 +231,8 @@ func (r *Replica) Terminate(grace time.Duration) bool {
 // container after it died.
 func (r *Replica) Kill() {
 	r.ready.Store(false)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	_ = r.proc.Signal(syscall.SIGKILL)
 }
 

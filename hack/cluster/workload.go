@@ -98,14 +98,11 @@ func (m *Manifests) envValue(e corev1.EnvVar) (string, bool, error) {
 func isOptional(b *bool) bool { return b != nil && *b }
 
 // replicas is how many pods the Deployment runs: the override when given
-// (never for a Deployment the chart pins to one pod that is replaced by
-// stopping it first, Recreate), else its own count, else its autoscaler's
-// minimum.
+// (never for a Deployment replaced by stopping it first, Recreate: the
+// chart runs those as one pod, or none during a rebuild), else its own
+// count, else its autoscaler's minimum.
 func (m *Manifests) replicas(d appsv1.Deployment, override int) int {
-	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
-		return 1
-	}
-	if override > 0 {
+	if override > 0 && d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
 		return override
 	}
 	if d.Spec.Replicas != nil {

@@ -48,7 +48,7 @@ func (p *Proc) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", p.Name, err)
 	}
@@ -118,7 +118,7 @@ func (p *Proc) Run(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, p.Bin, p.Args...)
 	cmd.Env = p.environ()
 	cmd.Stdout, cmd.Stderr = p.Log, p.Log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%s: %w", p.Name, err)
 	}
@@ -216,7 +216,7 @@ func HTTPReady(url string) func(ctx context.Context) error {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
+		if resp.StatusCode < 200 || resp.StatusCode >= 400 { // a kubelet's HTTP probe
 			return fmt.Errorf("%s: %d", strings.TrimSpace(url), resp.StatusCode)
 		}
 		return nil

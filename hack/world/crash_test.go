@@ -1,5 +1,8 @@
 //go:build !cluster
 
+// The local runner only: kill -9 of its one process (hack/crash); the
+// chart's replicas are killed by hack/cluster's tests and make faults.
+
 package world_test
 
 import (

@@ -1,5 +1,9 @@
 //go:build !cluster
 
+// The local runner only: it walks the services the runner hosts in its one
+// process; the chart's Ingress is checked against the service table in
+// hack/cluster and hack/k8s/chart.
+
 package world_test
 
 import (

@@ -1,5 +1,8 @@
 //go:build !cluster
 
+// The local runner only: the snapshot a clean stop of its one process
+// writes of the in-memory copies.
+
 package world_test
 
 import (

@@ -1,5 +1,9 @@
 //go:build !cluster
 
+// The local runner only: it names the source header the runner trusts; in
+// the chart's world the Ingress controller sets X-Real-IP itself and
+// overwrites what a client sent.
+
 package world_test
 
 import (

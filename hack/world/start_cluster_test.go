@@ -32,6 +32,14 @@ var (
 	buildErr  error
 )
 
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
 // start runs the world under test as the chart's Deployments, REPLICAS
 // replicas each (default 2), on the configuration's data directory, token,
 // clock and rate limits.

@@ -1,5 +1,9 @@
 //go:build !cluster
 
+// The local runner only: these send raw bytes at its front door (duplicate
+// Content-Length, long URLs, an oversized backup through a proxy), which in
+// the chart's world (-tags cluster) the Ingress controller answers itself.
+
 package world_test
 
 import (

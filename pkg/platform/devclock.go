@@ -12,9 +12,8 @@ import (
 	"sharedworld.dev/pkg/problem"
 )
 
-// devClockOffset is how far this binary's development clock runs ahead:
-// whoever moves a cluster's world time (the local cluster's front) reads
-// it to know every replica has followed.
+// devClockOffset is how far this binary's development clock runs ahead,
+// so that a dashboard of a local cluster shows which replica is behind.
 var devClockOffset = prometheus.NewGauge(prometheus.GaugeOpts{
 	Name: "sharedworld_dev_clock_offset_seconds",
 	Help: "How far the development clock runs ahead of the wall clock (only with WORLD_DEV_CLOCK).",
