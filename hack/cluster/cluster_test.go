@@ -75,9 +75,10 @@ func TestAReplicaThatExitsFailsTheStartWithItsLog(t *testing.T) {
 // Rolling every Deployment that rolls one replica at a time, while
 // clients keep reading and writing every service, fails no request: a
 // deleted replica stays in the endpoints a moment after its SIGTERM (as in
-// Kubernetes), so it must keep serving (the drain delay) and close its
-// keep-alive connections rather than reset them. A killed replica is
-// started again.
+// Kubernetes) and what reaches it meanwhile is still answered. (The drain
+// itself is pkg/platform's TestHostDrainsBeforeItStops: this front, like
+// an Ingress controller, tries a refused connection on the next replica.)
+// A killed replica is started again.
 func TestRollingEveryDeploymentFailsNoRequest(t *testing.T) {
 	c, err := startCluster(t)
 	if err != nil {
