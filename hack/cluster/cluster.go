@@ -167,7 +167,7 @@ func (c *Cluster) startBackends(ctx context.Context, state string) error {
 	portFile := filepath.Join(state, "broker-port")
 	port, err := os.ReadFile(portFile)
 	if err != nil {
-		addr, err := freeAddr()
+		addr, err := proc.FreeAddr()
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -48,33 +47,6 @@ func (r *Replica) Restarts() int { return int(r.restarts.Load()) }
 // learn of the removal a moment later. The drain delay covers it.
 const endpointLag = time.Second
 
-// freeAddr is a loopback address nobody listens on: a pod's own port.
-// A port is handed out once per process: replicas starting side by side
-// would otherwise be given the same port, closed again before either
-// listens on it.
-func freeAddr() (string, error) {
-	for {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return "", err
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		handedMu.Lock()
-		seen := handed[addr]
-		handed[addr] = true
-		handedMu.Unlock()
-		if !seen {
-			return addr, nil
-		}
-	}
-}
-
-var (
-	handedMu sync.Mutex
-	handed   = map[string]bool{}
-)
-
 // podEnv is the container's environment for one replica: listen
 // addresses of the container's ports (":8080") become the replica's own,
 // in-cluster Service addresses the local ones standing for them, then
@@ -113,7 +85,7 @@ type replicaSpec struct {
 func startReplica(life context.Context, name string, s replicaSpec) (*Replica, error) {
 	r := &Replica{Name: name, Addrs: map[string]string{}, tail: newTailLog(name, s.log, 40)}
 	for port := range s.container.Ports {
-		addr, err := freeAddr()
+		addr, err := proc.FreeAddr()
 		if err != nil {
 			return nil, err
 		}

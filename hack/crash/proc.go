@@ -9,13 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"sharedworld.dev/hack/proc"
 )
 
 // unlimited raises the rate limits out of the crash test's way: it writes
@@ -53,7 +54,7 @@ type Runner struct {
 
 // Start runs the runner on a free loopback port and returns once it is ready.
 func (r *Runner) Start(ctx context.Context) error {
-	port, err := freePort()
+	port, err := proc.FreePort()
 	if err != nil {
 		return err
 	}
@@ -127,13 +128,4 @@ func (r *Runner) Stop() {
 		r.Kill()
 	}
 	r.cmd = nil
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

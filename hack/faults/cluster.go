@@ -68,7 +68,7 @@ func StartCluster(ctx context.Context, o ClusterOptions) (c *Cluster, err error)
 		return nil, err
 	}
 	dbURL.Host = c.DBGate.Addr()
-	port, err := freePort()
+	port, err := proc.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +82,11 @@ func StartCluster(ctx context.Context, o ClusterOptions) (c *Cluster, err error)
 	upstream := map[string]string{}
 	identity := ""
 	for _, e := range services.Table {
-		addr, err := freeAddr()
+		addr, err := proc.FreeAddr()
 		if err != nil {
 			return nil, err
 		}
-		admin, err := freeAddr()
+		admin, err := proc.FreeAddr()
 		if err != nil {
 			return nil, err
 		}
@@ -142,18 +142,4 @@ func (c *Cluster) Stop() {
 	if c.DB != nil {
 		c.DB.Stop()
 	}
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-func freeAddr() (string, error) {
-	port, err := freePort()
-	return fmt.Sprintf("127.0.0.1:%d", port), err
 }
