@@ -145,6 +145,18 @@ func TestRollingEveryDeploymentFailsNoRequest(t *testing.T) {
 		t.Fatalf("%d of %d requests failed during the rollout (first: %v)", failed.Load(), sent.Load(), firstFailure.Load())
 	}
 
+	// the CronJob's container runs to completion on demand (ctl run)
+	if err := c.RunCronJob(context.Background(), "governance-check"); err != nil {
+		t.Fatalf("the governance check: %v", err)
+	}
+	cj := c.crons[0]
+	cj.mu.Lock()
+	runs, failures := cj.Runs, cj.Failures
+	cj.mu.Unlock()
+	if runs < 1 || failures != 0 { // its hourly run may fall in the test too
+		t.Fatalf("CronJob %s: %d runs, %d failed, want runs that succeeded", cj.spec.Name, runs, failures)
+	}
+
 	if err := c.Kill("docs", 0); err != nil {
 		t.Fatal(err)
 	}
