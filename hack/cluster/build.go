@@ -3,7 +3,9 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"sync"
 
 	"sharedworld.dev/hack/services"
 )
@@ -21,4 +23,30 @@ func Build(ctx context.Context, dir string, extra ...string) error {
 		return fmt.Errorf("build: %v\n%s", err, out)
 	}
 	return nil
+}
+
+// Binaries are the binaries Build makes, built once into a temporary
+// directory on first use: what a test binary that starts clusters shares
+// between its tests. Remove deletes them (from TestMain).
+type Binaries struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// Dir builds the binaries the first time and returns their directory.
+func (b *Binaries) Dir(ctx context.Context) (string, error) {
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "cluster-bin-"); b.err == nil {
+			b.err = Build(ctx, b.dir)
+		}
+	})
+	return b.dir, b.err
+}
+
+// Remove deletes the binaries, if they were built.
+func (b *Binaries) Remove() {
+	if b.dir != "" {
+		_ = os.RemoveAll(b.dir)
+	}
 }

@@ -18,30 +18,19 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
+var binaries Binaries
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
-	}
+	binaries.Remove()
 	os.Exit(code)
 }
 
 func startCluster(t *testing.T, values ...string) (*Cluster, error) {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "cluster-bin-")
-		if buildErr == nil {
-			buildErr = Build(context.Background(), binDir)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	binDir, err := binaries.Dir(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
 	data := t.TempDir()
 	log, err := os.Create(filepath.Join(data, "replicas.log"))

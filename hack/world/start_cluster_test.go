@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,17 +25,11 @@ type clusterWorld struct {
 
 func (w *clusterWorld) Stop(time.Duration) error { w.c.Stop(); return nil }
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
+var binaries cluster.Binaries
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		_ = os.RemoveAll(binDir)
-	}
+	binaries.Remove()
 	os.Exit(code)
 }
 
@@ -45,14 +38,9 @@ func TestMain(m *testing.M) {
 // clock and rate limits.
 func start(t *testing.T, cfg world.Config) *clusterWorld {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "cluster-bin-")
-		if buildErr == nil {
-			buildErr = cluster.Build(context.Background(), binDir)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	binDir, err := binaries.Dir(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
 	replicas := 2
 	if n, err := strconv.Atoi(os.Getenv("REPLICAS")); err == nil {
