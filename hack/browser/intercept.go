@@ -1,6 +1,8 @@
 package browser
 
 import (
+	"strings"
+
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -46,7 +48,9 @@ func (p *Page) Intercept(answer func(url string) *Response, patterns ...string) 
 				}
 				err = call(p.Ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: id, ResponseCode: int64(r.Status), ResponseHeaders: headers, Body: r.Body})
 			}
-			if err != nil && p.Ctx.Err() == nil {
+			// An id the browser no longer knows is a request the page gave
+			// up meanwhile (a reload cancels what is in flight).
+			if err != nil && p.Ctx.Err() == nil && !strings.Contains(err.Error(), "Invalid InterceptionId") {
 				p.t.Errorf("answer %s: %v", paused.Request.URL, err)
 			}
 		}()

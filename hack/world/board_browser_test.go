@@ -95,12 +95,15 @@ func TestBoardInABrowser(t *testing.T) {
 	feed := `[...document.querySelectorAll("#feed-lines li")].map(li => li.textContent).join(" | ")`
 	eve := devAgent(t, c, "Eve")
 	mustDo(t, c, "POST", "/api/world/register", map[string]any{"name": strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(scriptName)}, eve, 201)
-	page.WaitFor("the registration", fact("population")+` === "1" && `+feedHas(scriptName), feed, liveWithin)
+	inList := func(id, text string) string {
+		return fmt.Sprintf(`document.getElementById(%q).textContent.includes(%q)`, id, text)
+	}
+	page.WaitFor("the registration", fact("population")+` === "1" && `+feedHas(scriptName)+` && `+inList("recent-citizens", scriptName), feed, liveWithin)
 	mustDo(t, c, "POST", "/api/world/plots/claim", map[string]any{"x": 12, "y": 7}, eve, 201)
 	page.WaitFor("the claim", fact("plots_claimed")+` === "1" && document.querySelector("#live-map canvas").dataset.plots === "2" && `+feedHas("plot_x12_y7"),
 		fact("plots_claimed")+` + " " + document.querySelector("#live-map canvas").dataset.plots + " " + `+feed, liveWithin)
 	mustDo(t, c, "POST", "/api/world/tickets", map[string]any{"category": "bug", "title": ticketTitle, "description": "It flickers."}, eve, 201)
-	page.WaitFor("the ticket", fact("open_tickets")+` === "1" && `+feedHas(ticketTitle), feed, liveWithin)
+	page.WaitFor("the ticket", fact("open_tickets")+` === "1" && `+feedHas(ticketTitle)+` && `+inList("open-ticket-list", ticketTitle), feed, liveWithin)
 	mustDo(t, c, "POST", "/api/admin/announcements", map[string]any{"title": noticeTitle, "content": noticeText},
 		map[string]string{"Authorization": "Bearer " + boardToken}, 201)
 	pinned := `document.querySelector("#pinned-body h3")?.textContent + " / " + document.querySelector("#pinned-body .content")?.textContent`

@@ -80,7 +80,50 @@
     box.replaceChildren(el("h3", "", a.title), meta, el("p", "content", a.content));
   }
 
+  function stamp(ts) {
+    var t = el("time", "", when(ts));
+    t.setAttribute("datetime", ts);
+    return t;
+  }
+
+  // abbr is the contract's abbreviated agent id: 0a1b…e1f2.
+  function abbr(id) {
+    var hex = id.slice(id.indexOf("_") + 1);
+    return hex.length === 24 ? hex.slice(0, 4) + "…" + hex.slice(-4) : id;
+  }
+
+  // drawList replaces a list of the page when its items changed.
+  function drawList(id, items, empty, item) {
+    var box = document.getElementById(id);
+    if (!box) return;
+    var key = JSON.stringify(items);
+    if (box.getAttribute("data-shown") === key) return;
+    box.setAttribute("data-shown", key);
+    if (!items.length) { box.replaceChildren(empty ? el("p", "empty", empty) : ""); return; }
+    var ul = el("ul", "plain");
+    items.forEach(function (i) { ul.appendChild(item(i)); });
+    box.replaceChildren(ul);
+  }
+
+  function citizenItem(c) {
+    var li = el("li");
+    li.append(c.name ? c.name : el("span", "empty", "no name"), " ", el("span", "mono meta", abbr(c.agent_id)), " ");
+    var meta = el("span", "meta", "arrived ");
+    meta.appendChild(stamp(c.registered_at));
+    li.appendChild(meta);
+    return li;
+  }
+
+  function ticketItem(tk) {
+    var li = el("li"), meta = el("span", "meta", "(" + tk.category + ", ");
+    meta.append(stamp(tk.created_at), ")");
+    li.append(el("span", "mono", tk.ticket_id), " " + tk.title + " ", meta);
+    return li;
+  }
+
   function applyDoc(doc) {
+    drawList("recent-citizens", doc.community.recent_citizens || [], "No citizens yet.", citizenItem);
+    drawList("open-ticket-list", doc.feedback.open_ticket_list || [], "", ticketItem);
     setFact("population", doc.world.population);
     setFact("plots_claimed", doc.world.plots_claimed);
     setFact("open_tickets", doc.feedback.open_tickets);
