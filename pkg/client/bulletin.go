@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"iter"
+	"net/http"
 	"net/url"
 	"time"
 )
@@ -82,6 +83,15 @@ func (c *Client) BulletinIfChanged(ctx context.Context, etag string) (*Bulletin,
 	}
 	out.ETag = resp.Header.Get("ETag")
 	return &out, true, nil
+}
+
+// BulletinMap reads every claimed plot as one bit per cell of the grid
+// (GET /api/world/bulletin/map): cell (x, y) is bit y*1000+x, the most
+// significant bit of each byte first.
+func (c *Client) BulletinMap(ctx context.Context) ([]byte, error) {
+	var raw []byte
+	err := c.do(ctx, call{method: "GET", path: "/api/world/bulletin/map", header: http.Header{"Accept": {"application/octet-stream"}}}, &raw)
+	return raw, err
 }
 
 // FeedFilter narrows the feed.
