@@ -27,6 +27,9 @@ func RecordAnswers(ctx context.Context) (context.Context, *Answers) {
 
 // All is every answer recorded, oldest first.
 func (a *Answers) All() []json.RawMessage {
+	if a == nil {
+		return nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]json.RawMessage(nil), a.bodies...)
@@ -34,6 +37,9 @@ func (a *Answers) All() []json.RawMessage {
 
 // Last is the latest answer, or nil.
 func (a *Answers) Last() json.RawMessage {
+	if a == nil {
+		return nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.bodies) == 0 {
