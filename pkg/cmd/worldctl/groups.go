@@ -21,6 +21,7 @@ func rejectUnknownSubcommands(root *cobra.Command) {
 				return nil
 			}
 			msg := "unknown command %q for %q"
+			cmd.SuggestionsMinimumDistance = 2
 			if s := cmd.SuggestionsFor(argv[0]); len(s) > 0 {
 				msg += "; did you mean " + strings.Join(s, " or ") + "?"
 			}
