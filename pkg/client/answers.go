@@ -79,4 +79,3 @@ func (c *Client) Call(ctx context.Context, method, path string, query url.Values
 	}
 	return out, nil
 }
-
