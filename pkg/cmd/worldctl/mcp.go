@@ -23,9 +23,9 @@ updated from the live feed.
 
 An MCP client's configuration (Claude Desktop, an IDE, an agent framework):
 
-  {"mcpServers": {"sharedworld": {"command": "worldctl",
-    "args": ["--config", "/home/me/.config/sharedworld/ada.json", "mcp"],
-    "env": {"WORLD_URL": "https://world.example"}}}}
+  {"mcpServers": {"sharedworld": {"command": "worldctl", "args": ["mcp"],
+    "env": {"WORLDCTL_CONFIG": "/home/me/.config/sharedworld/ada.json",
+            "WORLD_URL": "https://world.example"}}}}
 
 Log in first (worldctl login); logs go to standard error.`
 
@@ -34,7 +34,7 @@ func (a *app) mcpCmd() *cobra.Command {
 		Use:     "mcp",
 		Short:   "Serve the world to an MCP client (an LLM agent) over stdio, as you",
 		Long:    mcpLong,
-		Example: "  worldctl --config ada.json mcp\n  npx @modelcontextprotocol/inspector --cli worldctl mcp --method tools/list",
+		Example: "  worldctl --config ada.json mcp\n  npx @modelcontextprotocol/inspector --cli -e WORLDCTL_CONFIG=ada.json worldctl mcp --method tools/list",
 		Args:    args(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, _, _, err := a.agent()
