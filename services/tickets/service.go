@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
@@ -38,7 +39,7 @@ type Service struct {
 // New builds the tickets service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	relay := events.NewRelay("tickets", deps.DB, deps.Publisher, deps.Logger)
-	st := store.New(deps.DB, messages.Encode, relay)
+	st := newRepository(deps, relay)
 	relay.Add(st.Collection())
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("tickets storage: %w", err)
@@ -54,6 +55,21 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		relay:    relay,
 		consumer: consumer,
 	}, nil
+}
+
+// repository is the tickets adapter for the backend: the mirrored one where
+// this process is the database's only writer, the MongoDB one otherwise.
+type repository interface {
+	domain.Repository
+	Collection() *mongo.Collection
+	EnsureIndexes(context.Context) error
+}
+
+func newRepository(deps platform.Deps, relay *events.Relay) repository {
+	if deps.DB.Exclusive() {
+		return store.NewMirrored(deps.DB, messages.Encode, relay)
+	}
+	return store.New(deps.DB, messages.Encode, relay)
 }
 
 // Name is "tickets".

@@ -2,26 +2,15 @@ package store
 
 import (
 	"cmp"
-	"context"
 	"strings"
-
-	"go.mongodb.org/mongo-driver/bson"
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/tickets/internal/domain"
 )
 
-// ticketMirror is every ticket in memory when this process is the
-// database's only writer (the embedded backend). FerretDB v1 answers only
-// exact _id lookups from an index and scans the whole collection for a
-// sorted page or a count, and reading a page's tickets one by one by _id
-// costs a round trip each; here a page, a count and a read by id are
-// answered from memory. mongox.Docs reports every write while it holds the
-// ticket's lock, so the copy is never behind a write that was answered. On
-// a shared database (MongoDB, several replicas) there is none: the
-// compound indexes serve the same queries, and another replica's writes
-// would never reach it.
+// ticketMirror is every ticket in memory, Mirrored's copy, ordered for
+// each read it answers.
 //
 // The orders are the list order, created_at desc then _id desc (stored
 // ascending and walked from the end), over all tickets and per status: a
@@ -66,24 +55,6 @@ func ticketMirrorOf(db *mongox.DB) *ticketMirror {
 		tm.byStatus[st] = m.Order("status_newest:"+string(st), oldestFirst, func(d *ticketDoc) bool { return d.Status == string(st) })
 	}
 	return tm
-}
-
-// loadMirror fills the copy from the stored tickets (one scan, at start).
-func (s *Store) loadMirror(ctx context.Context) error {
-	if s.mirror == nil {
-		return nil
-	}
-	return s.mirror.Load(ctx, func(ctx context.Context) ([]ticketDoc, error) {
-		return mongox.ScanAll[ticketDoc](ctx, s.mirror.Mirror, s.Collection(), bson.M{mongox.OutboxField: 0})
-	})
-}
-
-func (s *Store) written(id string, d *ticketDoc) {
-	if d == nil {
-		s.mirror.Delete(id)
-		return
-	}
-	s.mirror.Put(*d)
 }
 
 // list is List's query: up to q.Limit tickets matching q.Filter strictly
