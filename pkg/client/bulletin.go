@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -77,9 +80,14 @@ func (c *Client) BulletinIfChanged(ctx context.Context, etag string) (*Bulletin,
 	if resp.StatusCode == 304 {
 		return nil, false, nil
 	}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, false, fmt.Errorf("GET /api/world/bulletin: read the answer: %w", err)
+	}
+	recordAnswer(ctx, raw)
 	var out Bulletin
-	if err := decodeBody(resp, &out); err != nil {
-		return nil, false, err
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, false, fmt.Errorf("GET /api/world/bulletin: decode the answer: %w", err)
 	}
 	out.ETag = resp.Header.Get("ETag")
 	return &out, true, nil
