@@ -15,15 +15,27 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/readpref"
 )
 
+// Option adjusts a client's options before Connect opens it.
+type Option func(*options.ClientOptions)
+
+// Dialer makes the client open its connections with d: the embedded
+// default's write order (embedded.WriteOrder) sees every command this way.
+func Dialer(d options.ContextDialer) Option {
+	return func(o *options.ClientOptions) { o.SetDialer(d) }
+}
+
 // Connect opens a client with bounded connect, selection and socket timeouts
 // and checks the server answers.
-func Connect(ctx context.Context, uri string) (*mongo.Client, error) {
+func Connect(ctx context.Context, uri string, extra ...Option) (*mongo.Client, error) {
 	opts := options.Client().ApplyURI(uri).
 		SetConnectTimeout(10 * time.Second).
 		SetServerSelectionTimeout(5 * time.Second).
 		SetSocketTimeout(30 * time.Second).
 		SetMaxPoolSize(64).
 		SetRetryWrites(false) // FerretDB has no retryable writes; Mongo works either way
+	for _, o := range extra {
+		o(opts)
+	}
 	client, err := mongo.Connect(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to MongoDB: %w", err)
