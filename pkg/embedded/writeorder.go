@@ -3,7 +3,9 @@ package embedded
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -14,7 +16,7 @@ import (
 )
 
 // WriteOrder puts the write commands this process sends to its embedded
-// FerretDB in line, one at a time per database, before they reach SQLite.
+// FerretDB in line, one line per database, before they reach SQLite.
 //
 // FerretDB keeps each database in a SQLite file of its own, and SQLite lets
 // one writer at a time into a file: a second writer finds the file locked
@@ -24,139 +26,226 @@ import (
 // runner under load caught writers in sqliteDefaultBusyCallback →
 // unixSleep, and the document locks and driver connections they held
 // queued everyone behind them. On the embedded default this process is the
-// only writer, so it can order its writes itself: a write waits here for
-// the one before it to be answered (a Go mutex, no sleep), and SQLite never
-// sees two writers of one file. Reads pass at once, whatever is being
-// written. The gate is held from a write command's send until its answer
-// is read, or the connection ends.
+// only writer, so it orders its writes itself: every write command for a
+// database goes down that database's one connection (its line), where
+// FerretDB takes them one after another as they come, without waiting for
+// the sender to read each answer, and SQLite never sees two writers of one
+// file. Reads stay on the driver's own connections and pass at once,
+// whatever is being written.
 type WriteOrder struct {
-	mu  sync.Mutex
-	dbs map[string]*sync.Mutex
+	mu    sync.Mutex
+	addr  string
+	lines map[string]*line
 }
 
-// writeWait is how long writes waited for their database's turn: the
-// queue the write order keeps instead of SQLite's busy sleeps.
-var writeWait = metrics.Register(prometheus.NewHistogramVec(prometheus.HistogramOpts{
-	Name:    "sharedworld_embedded_write_wait_seconds",
-	Help:    "Time a write command to the embedded database waited for the write before it on the same database to be answered, by database.",
+// NewWriteOrder returns a write order with no lines yet.
+func NewWriteOrder() *WriteOrder { return &WriteOrder{lines: map[string]*line{}} }
+
+// writeTime is how long writes took through their database's line, from
+// sending to the answer: the queue the order keeps instead of SQLite's
+// busy sleeps, and the write itself.
+var writeTime = metrics.Register(prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	Name:    "sharedworld_embedded_write_seconds",
+	Help:    "Time from sending a write command to the embedded database down its database's line to its answer (queue and write), by database.",
 	Buckets: []float64{.0001, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
 }, []string{"database"}))
 
-// NewWriteOrder returns an empty write order.
-func NewWriteOrder() *WriteOrder { return &WriteOrder{dbs: map[string]*sync.Mutex{}} }
-
-func (o *WriteOrder) lockOf(db string) *sync.Mutex {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	l := o.dbs[db]
-	if l == nil {
-		l = &sync.Mutex{}
-		o.dbs[db] = l
-	}
-	return l
-}
-
-// DialContext dials like a net.Dialer and orders the connection's writes:
-// the MongoDB driver's dialer (options.Client().SetDialer).
+// DialContext dials like a net.Dialer and sends the connection's write
+// commands down their database's line: the MongoDB driver's dialer
+// (options.Client().SetDialer).
 func (o *WriteOrder) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
+	o.mu.Lock()
+	o.addr = addr
+	o.mu.Unlock()
 	return &orderedConn{Conn: c, order: o}, nil
 }
 
+func (o *WriteOrder) lineOf(db string) *line {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	l := o.lines[db]
+	if l == nil {
+		l = &line{db: db, addr: o.addr, waiting: map[int32]chan answer{}}
+		o.lines[db] = l
+	}
+	return l
+}
+
+// answer is a write's answer from its line, or why none will come.
+type answer struct {
+	msg []byte
+	err error
+}
+
+// line is one database's connection for writes. Senders write whole
+// commands under mu, so FerretDB reads them in the order sent; one reader
+// hands each answer to its sender by responseTo (the driver's request ids
+// are unique in the process).
+type line struct {
+	db, addr string
+	mu       sync.Mutex
+	conn     net.Conn
+	waiting  map[int32]chan answer
+}
+
+// send puts msg on the line; the answer comes on the returned channel.
+func (l *line) send(msg []byte) (<-chan answer, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		c, err := net.DialTimeout("tcp", l.addr, 10*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		l.conn = c
+		go l.read(c)
+	}
+	id := int32(binary.LittleEndian.Uint32(msg[4:8]))
+	ch := make(chan answer, 1)
+	l.waiting[id] = ch
+	_ = l.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if _, err := l.conn.Write(msg); err != nil {
+		delete(l.waiting, id)
+		l.breakLocked(l.conn, err)
+		return nil, err
+	}
+	return ch, nil
+}
+
+// read hands answers to their senders until the connection ends.
+func (l *line) read(c net.Conn) {
+	for {
+		msg, err := readMessage(c)
+		if err != nil {
+			l.mu.Lock()
+			l.breakLocked(c, err)
+			l.mu.Unlock()
+			return
+		}
+		to := int32(binary.LittleEndian.Uint32(msg[8:12]))
+		l.mu.Lock()
+		ch := l.waiting[to]
+		delete(l.waiting, to)
+		l.mu.Unlock()
+		if ch != nil {
+			ch <- answer{msg: msg}
+		}
+	}
+}
+
+// breakLocked ends connection c (if it is still the line's) and fails the
+// writes waiting on it: their outcome is unknown, as with a broken driver
+// connection. The next send dials again.
+func (l *line) breakLocked(c net.Conn, err error) {
+	if l.conn != c {
+		return
+	}
+	_ = c.Close()
+	l.conn = nil
+	for id, ch := range l.waiting {
+		ch <- answer{err: err}
+		delete(l.waiting, id)
+	}
+}
+
 // orderedConn is one driver connection. The driver sends a command whole in
-// one Write and reads its answer before it sends the next one, so the next
-// whole message read after a write command is that command's answer.
+// one Write and reads its answer before it sends the next one; a write
+// command goes down its database's line instead, and the next Reads return
+// the line's answer.
 type orderedConn struct {
 	net.Conn
 	order *WriteOrder
-	// mu guards held and the framing of the answer stream.
-	mu   sync.Mutex
-	held *sync.Mutex // the database's gate while a write waits for its answer
-	// head collects an answer's length prefix; left counts the bytes of the
-	// answer still to come once the prefix is known.
-	head [4]byte
-	got  int
-	left int
+	// mu guards what follows: the answer awaited from a line, the rest of
+	// an answer being read, and the read deadline the driver set.
+	mu       sync.Mutex
+	awaited  <-chan answer
+	sent     time.Time
+	db       string
+	rest     []byte
+	deadline time.Time
 }
 
 func (c *orderedConn) Write(p []byte) (int, error) {
-	if db, ok := writeTarget(p); ok {
-		gate := c.order.lockOf(db)
-		start := time.Now()
-		gate.Lock()
-		writeWait.WithLabelValues(db).Observe(time.Since(start).Seconds())
-		c.mu.Lock()
-		c.release() // a write without an answer read (cannot happen with the driver)
-		c.held = gate
-		c.mu.Unlock()
+	db, ok := writeTarget(p)
+	if !ok {
+		return c.Conn.Write(p)
 	}
-	n, err := c.Conn.Write(p)
+	ch, err := c.order.lineOf(db).send(p)
 	if err != nil {
-		c.releaseLocked()
+		return 0, err
 	}
-	return n, err
+	c.mu.Lock()
+	c.awaited, c.sent, c.db, c.rest = ch, time.Now(), db, nil
+	c.mu.Unlock()
+	return len(p), nil
 }
 
 func (c *orderedConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
 	c.mu.Lock()
-	if c.held != nil && c.frame(p[:n]) {
-		c.release()
+	if len(c.rest) == 0 && c.awaited == nil {
+		c.mu.Unlock()
+		return c.Conn.Read(p)
 	}
-	if err != nil {
-		c.release()
+	if len(c.rest) == 0 {
+		ans, err := c.await()
+		if err != nil {
+			c.mu.Unlock()
+			return 0, err
+		}
+		c.rest = ans
 	}
+	n := copy(p, c.rest)
+	c.rest = c.rest[n:]
 	c.mu.Unlock()
-	return n, err
+	return n, nil
 }
 
-func (c *orderedConn) Close() error {
-	c.releaseLocked()
-	return c.Conn.Close()
-}
-
-func (c *orderedConn) releaseLocked() {
+// await waits (c.mu held, released meanwhile) for the line's answer, up to
+// the read deadline.
+func (c *orderedConn) await() ([]byte, error) {
+	ch, deadline, sent, db := c.awaited, c.deadline, c.sent, c.db
+	c.mu.Unlock()
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		expired = t.C
+	}
+	var ans answer
+	select {
+	case ans = <-ch:
+	case <-expired:
+		ans.err = os.ErrDeadlineExceeded
+	}
 	c.mu.Lock()
-	c.release()
+	if ans.err == nil {
+		writeTime.WithLabelValues(db).Observe(time.Since(sent).Seconds())
+	}
+	c.awaited = nil
+	return ans.msg, ans.err
+}
+
+func (c *orderedConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
 	c.mu.Unlock()
+	return c.Conn.SetReadDeadline(t)
 }
 
-// release gives the database's gate back (c.mu held).
-func (c *orderedConn) release() {
-	if c.held != nil {
-		c.held.Unlock()
-		c.held = nil
-	}
-	c.got, c.left = 0, 0
+func (c *orderedConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return c.Conn.SetDeadline(t)
 }
 
-// frame follows the answer stream through b and reports whether a whole
-// message ended in it.
-func (c *orderedConn) frame(b []byte) bool {
-	for len(b) > 0 {
-		if c.got < 4 {
-			k := copy(c.head[c.got:], b)
-			c.got += k
-			b = b[k:]
-			if c.got == 4 {
-				c.left = int(binary.LittleEndian.Uint32(c.head[:])) - 4
-			}
-			continue
-		}
-		k := min(c.left, len(b))
-		c.left -= k
-		b = b[k:]
-		if c.left <= 0 {
-			c.got, c.left = 0, 0
-			return true
-		}
-	}
-	return false
-}
+// errNoDatabase: a write command without $db (the driver always sends it).
+var errNoDatabase = errors.New("a write command without $db")
 
 // writeTarget names the database a write command of msg is for; false for
 // reads and anything else.
@@ -164,20 +253,12 @@ func writeTarget(msg []byte) (string, bool) {
 	if len(msg) < 21 || !isWrite(msg) {
 		return "", false
 	}
-	body, ok := bodySection(msg[20:])
-	if !ok {
-		return "", false
-	}
-	v, err := bsoncore.Document(body).LookupErr("$db")
-	if err != nil {
-		return "", false
-	}
-	db, ok := v.StringValueOK()
-	return db, ok
+	db, err := databaseOf(msg[20:])
+	return db, err == nil
 }
 
-// bodySection is the body document (kind 0) of an OP_MSG's sections.
-func bodySection(sections []byte) ([]byte, bool) {
+// databaseOf is the $db of an OP_MSG's body section (kind 0).
+func databaseOf(sections []byte) (string, error) {
 	for len(sections) > 0 {
 		kind := sections[0]
 		sections = sections[1:]
@@ -189,10 +270,17 @@ func bodySection(sections []byte) ([]byte, bool) {
 			break
 		}
 		if kind == 0 {
-			return sections[:size], true
+			v, err := bsoncore.Document(sections[:size]).LookupErr("$db")
+			if err != nil {
+				return "", errNoDatabase
+			}
+			if db, ok := v.StringValueOK(); ok {
+				return db, nil
+			}
+			return "", errNoDatabase
 		}
-		// a document sequence: its size, then its identifier and documents
+		// a document sequence: its size covers its identifier and documents
 		sections = sections[size:]
 	}
-	return nil, false
+	return "", errNoDatabase
 }

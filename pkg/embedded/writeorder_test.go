@@ -27,8 +27,8 @@ func orderedClient(t *testing.T) (*Mongo, *mongo.Client) {
 	return m, c
 }
 
-// While one database's write is in flight, reads of it and writes of other
-// databases go on; a second write of it waits for the turn and then lands.
+// While one database's line is busy, reads of it and writes of other
+// databases go on; a write of it waits for the line and then lands.
 func TestWriteOrderHoldsOnlyWritesOfTheSameDatabase(t *testing.T) {
 	m, c := orderedClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -39,8 +39,8 @@ func TestWriteOrderHoldsOnlyWritesOfTheSameDatabase(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gate := m.Writes.lockOf("order_a")
-	gate.Lock() // a write of order_a in flight
+	held := m.Writes.lineOf("order_a")
+	held.mu.Lock() // order_a's line busy sending
 	if err := a.FindOne(ctx, bson.M{"_id": "first"}).Err(); err != nil {
 		t.Fatalf("a read waited for a write: %v", err)
 	}
@@ -57,7 +57,7 @@ func TestWriteOrderHoldsOnlyWritesOfTheSameDatabase(t *testing.T) {
 		t.Fatalf("a write of the held database went ahead (%v)", err)
 	case <-time.After(200 * time.Millisecond): // absence of an event: nothing to poll for
 	}
-	gate.Unlock()
+	held.mu.Unlock()
 	if err := <-landed; err != nil {
 		t.Fatal(err)
 	}
