@@ -31,6 +31,8 @@ type Client struct {
 	HTTP *http.Client
 	// Rec receives every answer (nil: none are recorded).
 	Rec *Recorder
+	// Observe, when set, hears every answer with its route.
+	Observe func(route string, a Answer)
 }
 
 // NewClient returns a client for the world at base with a pool sized for
@@ -75,6 +77,17 @@ type Answer struct {
 	Latency time.Duration
 	// At is when the answer arrived.
 	At time.Time
+	// RetryAfter is the answer's Retry-After header.
+	RetryAfter string
+}
+
+type intendedKey struct{}
+
+// Intended marks ctx's requests as meant to be sent at t: their latency is
+// counted from t, not from when they left, so that a generator or a client
+// falling behind does not hide the world's stall (open-loop runs).
+func Intended(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, intendedKey{}, t)
 }
 
 // Register makes a key pair and has the development identity provider
@@ -115,19 +128,25 @@ func (c *Client) Do(ctx context.Context, a *Agent, route, method, pathAndQuery s
 		req.Header.Set("X-Agent-Signature", auth.SignRequestNonce(a.key, method, pathAndQuery, time.Now().Unix(), raw, nonce()))
 	}
 	start := time.Now()
+	if t, ok := ctx.Value(intendedKey{}).(time.Time); ok {
+		start = t
+	}
 	ans := Answer{}
 	resp, err := c.HTTP.Do(req)
 	if err == nil {
 		var b []byte
 		b, err = io.ReadAll(resp.Body)
 		resp.Body.Close()
-		ans.Status = resp.StatusCode
+		ans.Status, ans.RetryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
 		_ = json.Unmarshal(b, &ans.Body)
 	}
 	ans.Err, ans.At = err, time.Now()
 	ans.Latency = ans.At.Sub(start)
 	if c.Rec != nil && route != "" && ctx.Err() == nil {
 		c.Rec.Note(route, ans, refusals)
+	}
+	if c.Observe != nil && route != "" {
+		c.Observe(route, ans)
 	}
 	return ans
 }
