@@ -51,7 +51,9 @@ var openMix = []writeKind{
 
 // Step is what one rate step measured.
 type Step struct {
-	Offered  float64
+	Offered float64
+	// Sent counts the writes sent (an arrival whose citizen has nothing
+	// to do, a message with no one else to send to, sends none).
 	Sent     int
 	Acked    int
 	Achieved float64 // acknowledged writes per second of the step
@@ -108,20 +110,26 @@ func RunOpenLoop(ctx context.Context, c *Client, cfg OpenLoop) (*OpenResult, err
 	return res, err
 }
 
-// arriveAll makes n citizens, 16 at a time, each with a garden file, and
-// returns them as a pool of idle senders.
+// arriveAll makes n citizens, 4 at a time (within any door's bound of
+// writes in flight), each with a garden file, and returns them as a pool
+// of idle senders. An arrival the world shed anyway (an agent left without
+// a plot) is tried again as another agent after the door's Retry-After.
 func arriveAll(ctx context.Context, m *Mix, n int) (chan *citizen, error) {
 	free := make(chan *citizen, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(16, n) {
+	for range min(4, n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if cz := m.Arrive(ctx, i); cz != nil && cz.plot != "" {
-					m.plant(ctx, cz)
-					free <- cz
+				for try := 0; try < 10 && ctx.Err() == nil; try++ {
+					if cz := m.Arrive(ctx, i+try*n); cz != nil && cz.plot != "" {
+						m.plant(ctx, cz)
+						free <- cz
+						break
+					}
+					time.Sleep(time.Second) // the door's Retry-After
 				}
 			}
 		}()
@@ -157,6 +165,7 @@ func runStep(ctx context.Context, c *Client, m *Mix, free chan *citizen, rate fl
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		st.Sent++
 		switch {
 		case a.Err == nil && a.Status/100 == 2:
 			acked++
@@ -192,7 +201,6 @@ func runStep(ctx context.Context, c *Client, m *Mix, free chan *citizen, rate fl
 			kind.do(&sm, Intended(ctx, at), cz)
 		}()
 	}
-	st.Sent = n
 	wg.Wait()
 	st.Wall = time.Since(start)
 	if cpu1, ok := runnerCPU(ctx, c); ok && cpuOK {

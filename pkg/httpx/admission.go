@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -63,12 +64,21 @@ var (
 	}, []string{"service"}))
 )
 
-// overloaded is the answer to a write refused at the door.
-func overloaded() *problem.Error {
+// refusal is the answer to a write refused at the door.
+var refusal = func() *problem.Error {
 	e := problem.Unavailable("The world is taking as many writes as it can commit right now; this one was not started.",
 		"Nothing was written: send the same request again after Retry-After seconds. Reads are served meanwhile.")
 	e.RetryAfter = time.Second
 	return e
+}()
+
+// overloaded answers a refused write: the error handler's body and
+// Retry-After, without its error log line (a refusal is the door working,
+// and under overload one line per refusal would cost what the door saves).
+func overloaded(c *fiber.Ctx) error {
+	status, code := StatusOf(refusal)
+	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(refusal.RetryAfter/time.Second)))
+	return writeJSON(c, status, ErrorBody{OK: false, Error: code, Message: refusal.Message, Hint: refusal.Hint})
 }
 
 // isWriteMethod: what the door counts. Reads (GET, HEAD) and the live
@@ -95,13 +105,13 @@ func (a *Admission) handler() fiber.Handler {
 			budget := time.Until(arrived.Add(a.wait))
 			if budget <= 0 {
 				late.Inc()
-				return overloaded()
+				return overloaded(c)
 			}
 			select {
 			case a.waiters <- struct{}{}:
 			default:
 				full.Inc()
-				return overloaded()
+				return overloaded(c)
 			}
 			t := time.NewTimer(budget)
 			select {
@@ -112,7 +122,7 @@ func (a *Admission) handler() fiber.Handler {
 			case <-t.C:
 				<-a.waiters
 				late.Inc()
-				return overloaded()
+				return overloaded(c)
 			}
 		}
 		inFlight.Inc()
