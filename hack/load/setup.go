@@ -25,7 +25,7 @@ type Setup struct {
 	// RunnerBin, when set, is the runner to start instead of a fresh build
 	// (another build, to measure two one after the other).
 	RunnerBin string
-	Config      Config
+	Config    Config
 
 	Runner  *crash.Runner
 	DataDir string
