@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: help run cluster test test-embedded test-shared test-cluster fuzz lint vet fmt bench bench-embedded build generate fault faults load soak attack
+.PHONY: help browser-tools run cluster test test-embedded test-shared test-cluster fuzz lint vet fmt bench bench-embedded build generate fault faults load soak attack
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -35,6 +35,14 @@ test: test-embedded test-shared test-cluster
 ## runs it after make test)
 fuzz:
 	hack/fuzz-brief.sh
+
+## browser-tools: what the web board's browser tests need, installed where
+## missing: Debian's chromium and axe-core from npm (hack/browser/install.sh;
+## a second run only finds them)
+browser-tools:
+	hack/browser/install.sh
+
+test-embedded test-shared test-cluster: browser-tools
 
 test-embedded test-shared: test-%:
 	SHAREDWORLD_TEST_BACKEND=$* go test -count=1 -timeout 20m $(PACKAGES)

@@ -15,7 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 
-	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/seal"
@@ -39,7 +39,7 @@ type Service struct {
 	handlers  *messaginghttp.Handlers
 	app       *app.App
 	store     repository
-	dir       *citizens.Directory
+	dir       *directory.Directory
 	residents residents
 	relay     *events.Relay
 	consumer  *events.Consumer
@@ -53,7 +53,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("messaging storage: %w", err)
 	}
-	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
+	dir := directory.New(deps.DB, deps.Citizens)
 	repos := app.Repos{Messages: st.Messages(), Notifications: st.Notifications(), Inbox: st.Inbox(), Commons: st.Commons(), Stewards: st.Stewards()}
 	living, err := deps.DB.Collection("citizens").CountDocuments(ctx, bson.M{"tombstoned": false})
 	if err != nil {
@@ -148,7 +148,7 @@ func (s *Service) Run(ctx context.Context) error {
 
 // residents adapts the citizens directory to the app.
 type residents struct {
-	dir *citizens.Directory
+	dir *directory.Directory
 	// population follows the identity events this service applies, from a
 	// count taken at start: the fan-out metric reads it, so a broadcast
 	// never costs a scan of the citizens (FerretDB scans for any count).
