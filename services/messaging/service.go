@@ -25,6 +25,7 @@ import (
 	messaginghttp "sharedworld.dev/services/messaging/internal/http"
 	"sharedworld.dev/services/messaging/internal/messages"
 	"sharedworld.dev/services/messaging/internal/store"
+	"sharedworld.dev/services/messaging/internal/telemetry"
 )
 
 // Options are the messaging service's own settings.
@@ -61,7 +62,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	}
 	res := residents{dir: dir, population: new(atomic.Int64)}
 	res.population.Store(living)
-	a := app.New(repos, res, deps.Clock, opts.SealParams, deps.Logger)
+	a := app.New(repos, res, deps.Clock, opts.SealParams, deps.Logger, telemetry.Observer{})
 	if err := a.SyncBacklog(ctx); err != nil {
 		return nil, fmt.Errorf("messaging inbox backlog: %w", err)
 	}
