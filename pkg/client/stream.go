@@ -134,11 +134,23 @@ func (c *Client) followOnce(ctx context.Context, typ string, s *Stream, ch chan<
 	if last := s.LastEventID(); last != "" {
 		k.header.Set("Last-Event-ID", last)
 	}
-	req, err := c.request(ctx, k, nil)
+	// The stream lives as long as ctx, but its headers must come within
+	// the client's timeout: a world that accepts and never answers is a
+	// failed connection, not a quiet feed.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	req, err := c.request(sctx, k, nil)
 	if err != nil {
 		return false, 0, err
 	}
+	var timer *time.Timer
+	if c.timeout > 0 {
+		timer = time.AfterFunc(c.timeout, cancel)
+	}
 	resp, err := c.http.Do(req)
+	if timer != nil && !timer.Stop() && err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w: no answer within %s", ErrTimeout, c.timeout)
+	}
 	if err != nil {
 		return false, 0, err
 	}

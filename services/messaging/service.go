@@ -14,7 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"go.mongodb.org/mongo-driver/bson"
 
-	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/seal"
@@ -37,7 +37,7 @@ type Service struct {
 	handlers  *messaginghttp.Handlers
 	app       *app.App
 	store     *store.Store
-	dir       *citizens.Directory
+	dir       *directory.Directory
 	residents residents
 	relay     *events.Relay
 	consumer  *events.Consumer
@@ -51,7 +51,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("messaging storage: %w", err)
 	}
-	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
+	dir := directory.New(deps.DB, deps.Citizens)
 	repos := app.Repos{Messages: st.Messages(), Notifications: st.Notifications(), Inbox: st.Inbox(), Commons: st.Commons(), Stewards: st.Stewards()}
 	living, err := deps.DB.Collection("citizens").CountDocuments(ctx, bson.M{"tombstoned": false})
 	if err != nil {
@@ -126,7 +126,7 @@ func (s *Service) Run(ctx context.Context) error {
 
 // residents adapts the citizens directory to the app.
 type residents struct {
-	dir *citizens.Directory
+	dir *directory.Directory
 	// population follows the identity events this service applies, from a
 	// count taken at start: the fan-out metric reads it, so a broadcast
 	// never costs a scan of the citizens (FerretDB scans for any count).

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/seal"
@@ -67,7 +67,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := s.app.Repair(ctx); err != nil {
 		return nil, err
 	}
-	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
+	dir := directory.New(deps.DB, deps.Citizens)
 	s.consumer = events.NewConsumer(events.ConsumerOptions{
 		Service: Name, Group: Name, Topics: messages.Consumed, Brokers: deps.Brokers,
 		Ledger: events.NewLedger(deps.DB), Handler: s.onCitizen(dir), Logger: deps.Logger,
@@ -80,7 +80,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 // citizen who was tombstoned. The release runs on every delivery, whatever
 // the projection already knew (a lookup may have learnt of the tombstone
 // first), and finds nothing to do on a redelivery.
-func (s *Service) onCitizen(dir *citizens.Directory) events.Handler {
+func (s *Service) onCitizen(dir *directory.Directory) events.Handler {
 	return func(ctx context.Context, e events.Event) error {
 		if err := dir.Apply(ctx, e); err != nil {
 			return err

@@ -9,10 +9,10 @@ import (
 	"sharedworld.dev/services/bulletin/internal/domain"
 )
 
-// feedMirror is the feed in memory on an exclusive database, in the two
-// orders the feed is read in: (at, _id) for the newest-first pages, which
-// the "newest" and "type_newest" indexes serve on MongoDB, and seq for the
-// live stream.
+// feedMirror is the feed in memory, MirroredFeed's copy, in the two orders
+// the feed is read in: (at, _id) for the newest-first pages, which the
+// "newest" and "type_newest" indexes serve on MongoDB, and seq for the live
+// stream.
 type feedMirror struct {
 	*mongox.Mirror[feedDoc]
 	newest *mongox.Order[feedDoc]
@@ -37,11 +37,8 @@ func feedMirrorOf(db *mongox.DB) *feedMirror {
 }
 
 // put records an inserted entry as the database returns it: its time in
-// UTC at the stored precision. A nil mirror ignores it.
+// UTC at the stored precision.
 func (m *feedMirror) put(d feedDoc) {
-	if m == nil {
-		return
-	}
 	d.At = clock.Stored(d.At)
 	m.Put(d)
 }
@@ -52,7 +49,7 @@ func (m *feedMirror) maxSeq() int64 {
 	return seq
 }
 
-// page is Feed.Page's query: newest first, strictly older than after,
+// page is Page's query: newest first, strictly older than after,
 // of type typ when given.
 func (m *feedMirror) page(typ domain.FeedType, after *domain.FeedPageKey, limit int) []domain.StoredFeedEntry {
 	out := make([]domain.StoredFeedEntry, 0, limit)
@@ -78,7 +75,7 @@ func (m *feedMirror) page(typ domain.FeedType, after *domain.FeedPageKey, limit 
 	return out
 }
 
-// since is Feed.Since's query: entries after seq in stream order.
+// since is Since's query: entries after seq in stream order.
 func (m *feedMirror) since(seq int64, limit int) []domain.StoredFeedEntry {
 	out := make([]domain.StoredFeedEntry, 0, limit)
 	if limit <= 0 {

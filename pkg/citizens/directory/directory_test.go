@@ -1,4 +1,4 @@
-package citizens_test
+package directory_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
@@ -31,7 +32,7 @@ func TestDirectoryAppliesIdempotentlyAndInOrder(t *testing.T) {
 	ctx := kit.Ctx()
 	for _, mode := range []mongox.Mode{mongox.Shared, mongox.Exclusive} {
 		kit.DB.Collection("citizens").Drop(ctx)
-		dir := citizens.NewDirectory(mongox.NewDB(kit.DB.Database, mode), nil)
+		dir := directory.New(mongox.NewDB(kit.DB.Database, mode), nil)
 		id := "emb_0a1b2c3d4e5f6a7b8c9de1f2"
 		reg := events.MustNew("/services/identity", id, &identityv1.CitizenRegistered{AgentId: id, Name: "Ada", CitizenNumber: 7, RegisteredAt: timestamppb.Now(), Version: 1}, time.Now())
 		upd := events.MustNew("/services/identity", id, &identityv1.CitizenUpdated{AgentId: id, Name: "Ada L", Version: 2}, time.Now())
@@ -56,7 +57,7 @@ func TestDirectoryFallsBackAndCaches(t *testing.T) {
 	ctx := kit.Ctx()
 	id := "emb_ffffffffffffffffffffffff"
 	src := fixed{id: {AgentID: id, Name: "New", Number: 1, Version: 1}}
-	dir := citizens.NewDirectory(kit.DB, src)
+	dir := directory.New(kit.DB, src)
 	c, found, err := dir.Lookup(ctx, id)
 	if err != nil || !found || c.Name != "New" {
 		t.Fatalf("fallback lookup: %+v %v %v", c, found, err)
@@ -77,7 +78,7 @@ func TestDirectoryAsksAgainAboutALivingCitizen(t *testing.T) {
 	ctx := kit.Ctx()
 	id := "emb_aaaaaaaaaaaaaaaaaaaaaaaa"
 	src := fixed{id: {AgentID: id, Name: "Ada", Number: 1, Version: 1}}
-	dir := citizens.NewDirectory(kit.DB, src)
+	dir := directory.New(kit.DB, src)
 	if c, found, err := dir.Lookup(ctx, id); err != nil || !found || c.Tombstoned {
 		t.Fatalf("first lookup: %+v %v %v", c, found, err)
 	}
@@ -104,7 +105,7 @@ func TestDirectoryAnswersFromTheProjectionWhileIdentityIsDown(t *testing.T) {
 	kit := testkit.New(t)
 	ctx := kit.Ctx()
 	id := "emb_bbbbbbbbbbbbbbbbbbbbbbbb"
-	dir := citizens.NewDirectory(kit.DB, down{})
+	dir := directory.New(kit.DB, down{})
 	reg := events.MustNew("/services/identity", id, &identityv1.CitizenRegistered{AgentId: id, Name: "Bo", CitizenNumber: 2, RegisteredAt: timestamppb.Now(), Version: 1}, time.Now())
 	if err := dir.Apply(ctx, reg); err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestDirectoryReadsNeverKeepAnOlderCitizen(t *testing.T) {
 	ctx := kit.Ctx()
 	for _, mode := range []mongox.Mode{mongox.Shared, mongox.Exclusive} {
 		kit.DB.Collection("citizens").Drop(ctx)
-		dir := citizens.NewDirectory(mongox.NewDB(kit.DB.Database, mode), nil)
+		dir := directory.New(mongox.NewDB(kit.DB.Database, mode), nil)
 		id := "emb_bbbbbbbbbbbbbbbbbbbbbbbb"
 		reg := events.MustNew("/services/identity", id, &identityv1.CitizenRegistered{AgentId: id, Name: "v1", CitizenNumber: 1, RegisteredAt: timestamppb.Now(), Version: 1}, time.Now())
 		if err := dir.Apply(ctx, reg); err != nil {

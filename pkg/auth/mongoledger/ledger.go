@@ -1,4 +1,7 @@
-package auth
+// Package mongoledger keeps the used request signatures in a database: the
+// auth.SignatureLedger of every service (kept apart from package auth so
+// the HTTP layers that verify requests never link the database driver).
+package mongoledger
 
 import (
 	"context"
@@ -15,11 +18,11 @@ import (
 // signature under a unique _id, until its window has passed.
 const SignaturesCollection = "_signatures"
 
-// MongoLedger is the SignatureLedger on a database: the first use is an
+// Ledger is the auth.SignatureLedger on a database: the first use is an
 // insert under the signature's _id, which the _id index makes atomic on
 // every backend (FerretDB v1 included), so of two replicas racing on one
 // signature exactly one inserts it; a duplicate key is a replay.
-type MongoLedger struct {
+type Ledger struct {
 	coll   *mongo.Collection
 	expiry *mongox.Expiry
 }
@@ -29,18 +32,18 @@ type signatureDoc struct {
 	ExpiresAt time.Time `bson:"expires_at"`
 }
 
-// NewMongoLedger prepares db's signatures collection and its expiry.
-func NewMongoLedger(ctx context.Context, db *mongox.DB, log *slog.Logger) (*MongoLedger, error) {
+// New prepares db's signatures collection and its expiry.
+func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Ledger, error) {
 	coll := db.Collection(SignaturesCollection)
 	exp, err := mongox.NewExpiry(ctx, coll, log)
 	if err != nil {
 		return nil, fmt.Errorf("signature ledger: %w", err)
 	}
-	return &MongoLedger{coll: coll, expiry: exp}, nil
+	return &Ledger{coll: coll, expiry: exp}, nil
 }
 
 // FirstUse implements SignatureLedger.
-func (l *MongoLedger) FirstUse(ctx context.Context, key string, expires time.Time) (bool, error) {
+func (l *Ledger) FirstUse(ctx context.Context, key string, expires time.Time) (bool, error) {
 	l.expiry.Tick(time.Now())
 	_, err := l.coll.InsertOne(ctx, signatureDoc{ID: key, ExpiresAt: expires.UTC()})
 	if mongox.IsDuplicate(err) {
@@ -53,6 +56,6 @@ func (l *MongoLedger) FirstUse(ctx context.Context, key string, expires time.Tim
 }
 
 // Sweep deletes the signatures that expired before now and says how many.
-func (l *MongoLedger) Sweep(ctx context.Context, now time.Time) (int64, error) {
+func (l *Ledger) Sweep(ctx context.Context, now time.Time) (int64, error) {
 	return l.expiry.Sweep(ctx, now)
 }

@@ -10,8 +10,8 @@ import (
 	"sharedworld.dev/services/bulletin/internal/domain"
 )
 
-// recordMirror is the in-memory copy of one kind's stored records on an
-// exclusive database (nil on a shared one). It holds the whole documents,
+// recordMirror is the in-memory copy of one kind's stored records,
+// MirroredProjections' copy of that kind. It holds the whole documents,
 // not only their revisions: the aggregator's start restores every record,
 // and a copy of whole documents is one the snapshot of a clean stop keeps,
 // so a clean start reads the records from the snapshot instead of scanning
@@ -53,29 +53,26 @@ func (d stewardDoc) revision() uint64      { return d.Rev }
 func (d announcementDoc) revision() uint64 { return d.Rev }
 func (d gardenDoc) revision() uint64       { return d.Rev }
 
-// mirror is kind k's copy, nil on a shared database.
-func (s *Projections) mirror(k domain.RecordKind) recordMirror {
-	if !s.db.Exclusive() {
-		return nil
-	}
+// copyOf is kind k's copy on db, which must be exclusive.
+func copyOf(db *mongox.DB, k domain.RecordKind) recordMirror {
 	coll := projectionCollections[k]
 	switch k {
 	case domain.KindCitizen:
-		return docMirrorOf[citizenDoc](s.db, coll)
+		return docMirrorOf[citizenDoc](db, coll)
 	case domain.KindPlot:
-		return docMirrorOf[plotDoc](s.db, coll)
+		return docMirrorOf[plotDoc](db, coll)
 	case domain.KindTicket:
-		return docMirrorOf[ticketDoc](s.db, coll)
+		return docMirrorOf[ticketDoc](db, coll)
 	case domain.KindProposal:
-		return docMirrorOf[proposalDoc](s.db, coll)
+		return docMirrorOf[proposalDoc](db, coll)
 	case domain.KindElection:
-		return docMirrorOf[electionDoc](s.db, coll)
+		return docMirrorOf[electionDoc](db, coll)
 	case domain.KindSteward:
-		return docMirrorOf[stewardDoc](s.db, coll)
+		return docMirrorOf[stewardDoc](db, coll)
 	case domain.KindAnnouncement:
-		return docMirrorOf[announcementDoc](s.db, coll)
+		return docMirrorOf[announcementDoc](db, coll)
 	case domain.KindGarden:
-		return docMirrorOf[gardenDoc](s.db, coll)
+		return docMirrorOf[gardenDoc](db, coll)
 	}
 	panic(fmt.Sprintf("projection mirror: unknown record kind %q", k))
 }
