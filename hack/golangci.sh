@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Runs golangci-lint (.golangci.yml) in every module of go.work, building
-# the pinned version into the Go cache's bin on first use.
+# Runs golangci-lint (.golangci.yml) over every module of go.work in one
+# pass, building the pinned version into GOPATH/bin on first use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=v2.15.0
 bin="$(go env GOPATH)/bin/golangci-lint-$version"
 if [ ! -x "$bin" ]; then
-	GOBIN="$(mktemp -d)" sh -c "go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$version && mv \"\$GOBIN/golangci-lint\" \"$bin\""
+	tmp="$(mktemp -d)"
+	GOBIN="$tmp" go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$version"
+	mkdir -p "$(dirname "$bin")"
+	mv "$tmp/golangci-lint" "$bin"
+	rmdir "$tmp"
 fi
-status=0
+packages=()
 for dir in $(go list -m -f '{{.Dir}}'); do
-	(cd "$dir" && "$bin" run --config "$OLDPWD/.golangci.yml" ./...) || status=1
+	packages+=("./${dir#"$PWD"/}/...")
 done
-exit $status
+exec "$bin" run "$@" "${packages[@]}"
