@@ -19,7 +19,7 @@ import (
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/seal"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/messaging/internal/app"
 	"sharedworld.dev/services/messaging/internal/domain"
 	messaginghttp "sharedworld.dev/services/messaging/internal/http"

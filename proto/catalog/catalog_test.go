@@ -1,4 +1,4 @@
-package proto_test
+package catalog_test
 
 import (
 	"os"
@@ -15,8 +15,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	catalog "sharedworld.dev/proto"
 	bulletinv1 "sharedworld.dev/proto/bulletin/v1"
+	"sharedworld.dev/proto/catalog"
 	governancev1 "sharedworld.dev/proto/governance/v1"
 	identityv1 "sharedworld.dev/proto/identity/v1"
 	messagingv1 "sharedworld.dev/proto/messaging/v1"
