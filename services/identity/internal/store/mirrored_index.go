@@ -2,21 +2,18 @@ package store
 
 import (
 	"cmp"
-	"context"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 
-	"go.mongodb.org/mongo-driver/bson"
-
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/identity/internal/domain"
 )
 
-// citizenRow is a citizen in memory on an exclusive database (the embedded
-// backend, where FerretDB would decode every citizen for a directory
-// page): the document with its search keys folded once, when written.
+// citizenRow is a citizen in MirroredCitizens' copy (the embedded backend,
+// where FerretDB would decode every citizen for a directory page): the
+// document with its search keys folded once, when written.
 type citizenRow struct {
 	// exported so that the row can be kept in the kit's snapshot of the
 	// copy (mongox: a clean stop writes it, the next start reads it)
@@ -88,41 +85,13 @@ func trigrams(to []string, s string) []string {
 	return to
 }
 
-func (s *Citizens) loadMirror(ctx context.Context) error {
-	return s.mirror.Load(ctx, func(ctx context.Context) ([]citizenRow, error) {
-		docs, err := mongox.ScanAll[citizenDoc](ctx, s.mirror.Mirror, s.Collection(), bson.M{mongox.OutboxField: 0})
-		if err != nil {
-			return nil, err
-		}
-		rows := make([]citizenRow, len(docs))
-		for i, d := range docs {
-			rows[i] = rowOf(d)
-		}
-		return rows, nil
-	})
-}
-
-// written keeps the mirror by every mongox.Docs write (the document's lock
-// held). A change writes every field but presence, which the row keeps.
-func (s *Citizens) written(id string, d *citizenDoc) {
-	if d == nil {
-		s.mirror.Delete(id)
-		return
-	}
-	next := *d
-	if old, ok := s.mirror.Get(id); ok {
-		next.LastSeenAt, next.LastSignedAt = old.Doc.LastSeenAt, old.Doc.LastSignedAt
-	}
-	s.mirror.Put(rowOf(next))
-}
-
-// directoryFromMirror is Directory's query answered in memory: the same
+// directoryPage is Directory's query answered in memory: the same
 // selection, matches and order as the MongoDB filter. Without a search
 // the page is read at its offset and the total is the length of the list;
 // a search walks the shortest list that holds every match (the interest's,
 // the needle's rarest trigram's, or the whole directory for a needle
 // shorter than a trigram) and counts the matches without keeping them.
-func (s *Citizens) directoryFromMirror(q domain.DirectoryQuery) ([]domain.Citizen, int64) {
+func (m *citizenMirror) directoryPage(q domain.DirectoryQuery) ([]domain.Citizen, int64) {
 	search, interest := fold(q.Search), fold(q.Interest)
 	out := make([]domain.Citizen, 0, min(q.Limit, 100))
 	page := func(r *citizenRow) bool {
@@ -132,7 +101,6 @@ func (s *Citizens) directoryFromMirror(q domain.DirectoryQuery) ([]domain.Citize
 		out = append(out, r.Doc.citizen())
 		return true
 	}
-	m := s.mirror
 	switch {
 	case search == "" && interest == "":
 		return out, int64(m.directory.AscendAt(q.Offset, page))
