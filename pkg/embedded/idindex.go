@@ -3,7 +3,9 @@ package embedded
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,8 +65,11 @@ func (o openFiles) indexFile(ctx context.Context, path string) error {
 		_ = f.db.Close() // dropped, or dropped and made again
 		delete(o, path)
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // dropped meanwhile
+	}
 	if err != nil {
-		return nil
+		return err
 	}
 	f, ok := o[path]
 	if !ok {
