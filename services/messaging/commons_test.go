@@ -62,6 +62,12 @@ func TestSection8CommonsLimitsOnTheWorldsClock(t *testing.T) {
 	if len(posts) != 3 || posts[0]["title"] != "a new day" || posts[0]["content"] != "Hello world" || page.Body["pagination"].(map[string]any)["next"] == nil {
 		t.Fatalf("channel page: %s", page.Raw)
 	}
+	// §8 every channel is readable, the ambassador's too.
+	ann := w.do(nil, "GET", "/api/world/commons/announcements", nil)
+	ann.ExpectStatus(t, 200)
+	if got := items(ann.Body["posts"]); len(got) != 1 || got[0]["title"] != "Rules" {
+		t.Fatalf("announcements channel page: %s", ann.Raw)
+	}
 	w.do(nil, "GET", "/api/world/commons/nowhere", nil).ExpectError(t, 404, "not_found")
 	w.do(nil, "GET", "/api/world/commons/general?cursor=@@", nil).ExpectError(t, 400, "invalid_request")
 	w.do(nil, "POST", "/api/world/commons/general", post("x")).ExpectError(t, 401, "unauthenticated")
