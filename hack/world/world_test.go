@@ -181,7 +181,12 @@ func TestDevClockIsBoundedAndKept(t *testing.T) {
 	if s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "1000h"}, admin); s != 400 {
 		t.Fatalf("the bound is on the total offset: %d %v", s, b)
 	}
-	s, b := c.do("POST", "/api/admin/clock", map[string]any{}, admin)
+	for _, body := range []any{map[string]any{}, map[string]any{"advance": nil}, map[string]any{"advanse": "1h"}} {
+		if s, b := c.do("POST", "/api/admin/clock", body, admin); s != 400 || b["error"] != "invalid_request" || b["hint"] == nil {
+			t.Fatalf("§10 a clock request without advance %v: want 400 invalid_request with a hint, got %d %v", body, s, b)
+		}
+	}
+	s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "0s"}, admin)
 	ahead, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(b["now"]))
 	if s != 200 || ahead.Sub(time.Now()) < 86999*time.Hour {
 		t.Fatalf("now: %d %v", s, b)
