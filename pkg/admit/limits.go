@@ -27,27 +27,37 @@ func (l *Limits) PerAgent(rule string) fiber.Handler {
 		if !ok {
 			return c.Next()
 		}
-		if err := l.Take(c, rule, p.AgentID); err != nil {
-			return err
-		}
-		return c.Next()
+		return l.around(c, rule, p.AgentID)
 	}
 }
 
 // PerSource counts a request against rule for its source address.
 func (l *Limits) PerSource(rule string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if err := l.Take(c, rule, l.Source(c)); err != nil {
-			return err
-		}
-		return c.Next()
+		return l.around(c, rule, l.Source(c))
 	}
 }
 
-// Take counts one request of key under rule, or returns the 429.
-func (l *Limits) Take(c *fiber.Ctx, rule, key string) error {
+// around counts the request, runs the rest of the chain, and gives the
+// count back when the request was refused there.
+func (l *Limits) around(c *fiber.Ctx, rule, key string) error {
+	taken, err := l.Take(c, rule, key)
+	if err != nil {
+		return err
+	}
+	err = c.Next()
+	if auth.Refused(c, err) {
+		taken.Give(c.UserContext())
+	}
+	return err
+}
+
+// Take counts one request of key under rule, or returns the 429. A handler
+// that takes mid-way gives the count back (Taken.Give) when it refuses the
+// request after all.
+func (l *Limits) Take(c *fiber.Ctx, rule, key string) (ratelimit.Taken, error) {
 	if l == nil {
-		return nil
+		return ratelimit.Taken{}, nil
 	}
 	return l.Limiter.Allow(c.UserContext(), rule, key)
 }
