@@ -1,6 +1,7 @@
 package admit
 
 import (
+	"net"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -17,6 +18,9 @@ type Limits struct {
 	// client address in (its first entry is the source); otherwise the
 	// source is the connection's address.
 	SourceHeader string
+	// LoopbackUnlimited exempts loopback clients from per-source rules (the
+	// local runner: config.Common.LoopbackSourcesUnlimited).
+	LoopbackUnlimited bool
 }
 
 // PerAgent counts a request against rule for the authenticated agent (after
@@ -34,8 +38,17 @@ func (l *Limits) PerAgent(rule string) fiber.Handler {
 // PerSource counts a request against rule for its source address.
 func (l *Limits) PerSource(rule string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		return l.around(c, rule, l.Source(c))
+		src := l.Source(c)
+		if l != nil && l.LoopbackUnlimited && src == c.IP() && isLoopback(src) {
+			return c.Next()
+		}
+		return l.around(c, rule, src)
 	}
+}
+
+func isLoopback(addr string) bool {
+	ip := net.ParseIP(addr)
+	return ip != nil && ip.IsLoopback()
 }
 
 // around counts the request, runs the rest of the chain, and gives the
