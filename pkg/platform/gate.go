@@ -6,6 +6,7 @@ import (
 
 	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/auth/mongoledger"
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/pkg/ratelimit/slots"
@@ -28,7 +29,7 @@ type gate struct {
 // and a restart (even a kill) starts no count over, on every backend.
 func newGate(ctx context.Context, b *Backend, cfg config.Common, log *slog.Logger) (*gate, error) {
 	db := b.DB(GateService)
-	ledger, err := auth.NewMongoLedger(ctx, db, log)
+	ledger, err := mongoledger.New(ctx, db, log)
 	if err != nil {
 		return nil, err
 	}

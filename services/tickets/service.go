@@ -10,8 +10,10 @@ import (
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/services/tickets/internal/app"
@@ -38,12 +40,12 @@ type Service struct {
 // New builds the tickets service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	relay := events.NewRelay("tickets", deps.DB, deps.Publisher, deps.Logger)
-	st := store.New(deps.DB, messages.Encode, relay)
+	st := newRepository(deps, relay)
 	relay.Add(st.Collection())
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("tickets storage: %w", err)
 	}
-	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
+	dir := directory.New(deps.DB, deps.Citizens)
 	consumer := events.NewConsumer(events.ConsumerOptions{
 		Service: "tickets", Group: "tickets", Topics: citizens.Topics, Brokers: deps.Brokers,
 		Ledger: events.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,
@@ -54,6 +56,21 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		relay:    relay,
 		consumer: consumer,
 	}, nil
+}
+
+// repository is the tickets adapter for the backend: the mirrored one where
+// this process is the database's only writer, the MongoDB one otherwise.
+type repository interface {
+	domain.Repository
+	Collection() *mongo.Collection
+	EnsureIndexes(context.Context) error
+}
+
+func newRepository(deps platform.Deps, relay *events.Relay) repository {
+	if deps.DB.Exclusive() {
+		return store.NewMirrored(deps.DB, messages.Encode, relay)
+	}
+	return store.New(deps.DB, messages.Encode, relay)
 }
 
 // Name is "tickets".

@@ -20,12 +20,6 @@ var listProjection = bson.M{"upvoters": 0, mongox.OutboxField: 0}
 // position bound is a range on the index, never a skip, so a page deep in
 // the list costs what the first one does.
 func (s *Store) List(ctx context.Context, q domain.ListQuery) ([]domain.Snapshot, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirror.list(q), nil
-	}
 	filter := bson.M{}
 	if q.Filter.Status != nil {
 		filter["status"] = string(*q.Filter.Status)
@@ -61,12 +55,6 @@ func (s *Store) List(ctx context.Context, q domain.ListQuery) ([]domain.Snapshot
 // one pass. The hint makes MongoDB answer from the status index alone (the
 // pipeline needs no other field); FerretDB ignores hints.
 func (s *Store) Counts(ctx context.Context) (domain.Counts, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return domain.Counts{}, err
-		}
-		return s.mirror.counts(), nil
-	}
 	pipeline := mongo.Pipeline{{{Key: "$group", Value: bson.M{"_id": "$status", "n": bson.M{"$sum": 1}}}}}
 	cur, err := s.Collection().Aggregate(ctx, pipeline, options.Aggregate().SetHint("status_newest"))
 	if err != nil {

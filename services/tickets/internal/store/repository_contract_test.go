@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
@@ -28,19 +29,33 @@ var at = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
 var fiveSlots = []int{1, 2, 3, 4, 5}
 
-// TestRepositoryContract is what every domain.Repository must do, run in the
-// mode the kit is in (make test runs it embedded and shared): the daily limit
-// under racing filers, one read per ticket, refused changes writing nothing,
-// racing changes of one ticket all kept, each with exactly one event, and on
+// adapter is what the service is given: a domain.Repository with its
+// collection and indexes.
+type adapter interface {
+	domain.Repository
+	Collection() *mongo.Collection
+	EnsureIndexes(context.Context) error
+}
+
+func newMongo(db *mongox.DB) adapter    { return New(db, messages.Encode, nil) }
+func newMirrored(db *mongox.DB) adapter { return NewMirrored(db, messages.Encode, nil) }
+
+// TestRepositoryContract is what every domain.Repository must do, run
+// against both adapters in the mode the kit is in (make test runs it
+// embedded and shared): the daily limit under racing filers, one read per
+// ticket, refused changes writing nothing, racing changes of one ticket all
+// kept, each with exactly one event, and on
 // a shared database a write by another replica between read and write.
 func TestRepositoryContract(t *testing.T) {
-	kit := testkit.New(t)
+	testkit.EachAdapter(t, newMongo, newMirrored, repositoryContract)
+}
+
+func repositoryContract(t *testing.T, kit *testkit.Kit, open func() adapter) {
 	ctx := kit.Ctx()
-	s := New(kit.DB, messages.Encode, nil)
-	if err := s.EnsureIndexes(ctx); err != nil {
+	repo := open()
+	if err := repo.EnsureIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var repo domain.Repository = s
 	file := func(t *testing.T, by string, when time.Time) (domain.Snapshot, error) {
 		t.Helper()
 		f := mustFiling(t, "bug")
@@ -63,7 +78,7 @@ func TestRepositoryContract(t *testing.T) {
 		if snap.FiledBy != "emb_a" || snap.Status != domain.StatusOpen || snap.Version != 1 || !snap.CreatedAt.Equal(at) {
 			t.Fatalf("§5 filed ticket = %+v", snap)
 		}
-		stored := rawTicket(t, s, snap.ID)
+		stored := rawTicket(t, repo, snap.ID)
 		if d := stored.Ticket; d.FiledBy != "emb_a" || d.Title != "t" || d.Day != "2026-11-22" || d.Slot != 1 ||
 			fmt.Sprint(eventTypes(stored.Outbox)) != "["+catalog.TypeTicketFiled+"]" {
 			t.Fatalf("§5 stored ticket = %+v", stored)
@@ -80,7 +95,7 @@ func TestRepositoryContract(t *testing.T) {
 		if _, err := file(t, "emb_a", at.Add(time.Hour)); !errors.Is(err, domain.ErrSlotsTaken) {
 			t.Fatalf("§5 sixth filing of the day: %v, want ErrSlotsTaken", err)
 		}
-		if n := countFiledBy(t, s, "emb_a"); n != 5 {
+		if n := countFiledBy(t, repo, "emb_a"); n != 5 {
 			t.Fatalf("§11 a refused filing wrote something: %d tickets", n)
 		}
 		if _, err := file(t, "emb_a", at.Add(24*time.Hour)); err != nil {
@@ -113,9 +128,9 @@ func TestRepositoryContract(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if filed != 5 || refused != filers-5 || countFiledBy(t, s, "emb_racer") != 5 {
+		if filed != 5 || refused != filers-5 || countFiledBy(t, repo, "emb_racer") != 5 {
 			t.Fatalf("§5 %d racing filings: %d filed, %d refused, %d stored; want exactly the limit of 5 filed",
-				filers, filed, refused, countFiledBy(t, s, "emb_racer"))
+				filers, filed, refused, countFiledBy(t, repo, "emb_racer"))
 		}
 	})
 
@@ -144,7 +159,7 @@ func TestRepositoryContract(t *testing.T) {
 			t.Fatalf("§5 upvote of one's own ticket: %v, want permission denied", err)
 		}
 		got, err = repo.Get(ctx, snap.ID)
-		if err != nil || got.Upvotes != 1 || got.Version != 2 || len(rawTicket(t, s, snap.ID).Outbox) != 2 {
+		if err != nil || got.Upvotes != 1 || got.Version != 2 || len(rawTicket(t, repo, snap.ID).Outbox) != 2 {
 			t.Fatalf("§11 refused upvotes wrote something: %+v, %v", got, err)
 		}
 	})
@@ -175,7 +190,7 @@ func TestRepositoryContract(t *testing.T) {
 			t.Fatalf("get after triage: %+v, %v", got, err)
 		}
 		want := fmt.Sprint([]string{catalog.TypeTicketFiled, catalog.TypeTicketStatusChanged, catalog.TypeTicketStatusChanged})
-		if got := fmt.Sprint(eventTypes(rawTicket(t, s, snap.ID).Outbox)); got != want {
+		if got := fmt.Sprint(eventTypes(rawTicket(t, repo, snap.ID).Outbox)); got != want {
 			t.Fatalf("outbox %s, want %s", got, want)
 		}
 	})
@@ -214,7 +229,7 @@ func TestRepositoryContract(t *testing.T) {
 		if err != nil || got.Upvotes != voters || len(got.Upvoters) != voters || got.Version != voters+1 {
 			t.Fatalf("after %d racing upvotes: %+v, %v", voters, got, err)
 		}
-		outbox := rawTicket(t, s, snap.ID).Outbox
+		outbox := rawTicket(t, repo, snap.ID).Outbox
 		if len(outbox) != voters+1 {
 			t.Fatalf("want one event per write (%d), got %d", voters+1, len(outbox))
 		}
@@ -227,9 +242,11 @@ func TestRepositoryContract(t *testing.T) {
 		}
 	})
 
-	t.Run("another replica writes between read and write", func(t *testing.T) {
-		testReplicaClash(t, kit)
-	})
+	if _, mirrored := repo.(*Mirrored); !mirrored { // the mirrored adapter is its database's only writer
+		t.Run("another replica writes between read and write", func(t *testing.T) {
+			testReplicaClash(t, kit)
+		})
+	}
 }
 
 // testReplicaClash plays two replicas on a shared database: another
@@ -237,8 +254,8 @@ func TestRepositoryContract(t *testing.T) {
 // the version guard notices, and the change is decided again on its result.
 func testReplicaClash(t *testing.T, kit *testkit.Kit) {
 	ctx := kit.Ctx()
-	mine := New(mongox.NewDB(kit.DB.Database, mongox.Shared), messages.Encode, nil)
-	replica := New(mongox.NewDB(kit.DB.Database, mongox.Shared), messages.Encode, nil)
+	mine := New(kit.SharedDB(), messages.Encode, nil)
+	replica := New(kit.SharedDB(), messages.Encode, nil)
 	f := mustFiling(t, "bug")
 	snap, err := mine.File(ctx, "emb_filer", domain.Day(at), fiveSlots, func(id domain.TicketID) (*domain.Ticket, domain.Filed) {
 		return f.Ticket(id, "emb_filer", at)
@@ -296,7 +313,7 @@ type storedTicket struct {
 	Outbox []events.Event `bson:"_outbox"`
 }
 
-func rawTicket(t *testing.T, s *Store, id domain.TicketID) storedTicket {
+func rawTicket(t *testing.T, s interface{ Collection() *mongo.Collection }, id domain.TicketID) storedTicket {
 	t.Helper()
 	var d storedTicket
 	if err := s.Collection().FindOne(context.Background(), bson.M{"_id": string(id)}).Decode(&d); err != nil {
@@ -305,7 +322,7 @@ func rawTicket(t *testing.T, s *Store, id domain.TicketID) storedTicket {
 	return d
 }
 
-func countFiledBy(t *testing.T, s *Store, by string) int64 {
+func countFiledBy(t *testing.T, s interface{ Collection() *mongo.Collection }, by string) int64 {
 	t.Helper()
 	n, err := s.Collection().CountDocuments(context.Background(), bson.M{"filed_by": by})
 	if err != nil {

@@ -1,6 +1,9 @@
-// Package store is the tickets service's MongoDB adapter: one document per
-// ticket in the "tickets" collection, holding the ticket's current state and,
-// in its outbox, the events of its writes not yet published.
+// Package store holds the tickets service's two adapters of
+// domain.Repository: Store, the MongoDB adapter (production queries only),
+// and Mirrored, which embeds it for the embedded default and answers reads
+// from memory. Each ticket is one document in the "tickets" collection,
+// holding the ticket's current state and, in its outbox, the events of its
+// writes not yet published.
 //
 // A filing is an insert that the unique (filed_by, day, slot) key refuses
 // when the filer's slot of the day is taken, so the daily limit holds under
@@ -30,10 +33,6 @@ type Encoder func(domain.Event) (events.Event, error)
 type Store struct {
 	docs   *mongox.Docs[ticketDoc, events.Event]
 	encode Encoder
-	// mirror serves reads by id, the list and the counts when this process
-	// is the database's only writer (the embedded backend); nil on a
-	// shared database.
-	mirror *ticketMirror
 }
 
 var _ domain.Repository = (*Store)(nil)
@@ -41,49 +40,36 @@ var _ domain.Repository = (*Store)(nil)
 // New keeps tickets in db's "tickets" collection and tells notify (the
 // outbox relay; nil: nobody) about every write that leaves events.
 func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
-	s := &Store{docs: mongox.NewDocs[ticketDoc, events.Event](db, "tickets", notify), encode: encode, mirror: ticketMirrorOf(db)}
-	if s.mirror != nil {
-		s.docs.Written = s.written
-	}
-	return s
+	return &Store{docs: mongox.NewDocs[ticketDoc, events.Event](db, "tickets", notify), encode: encode}
 }
 
 // Collection is the tickets collection, whose documents carry outboxes.
 func (s *Store) Collection() *mongo.Collection { return s.docs.Collection() }
 
-// EnsureIndexes creates the unique daily-slot key and the list indexes, and
-// on the embedded backend loads the tickets into memory. Each list index
+// EnsureIndexes creates the unique daily-slot key and the list indexes. Each list index
 // ends with (created_at desc, _id desc), the list order, so on MongoDB a page
 // is one index range scan wherever it starts.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
 	newest := []bson.E{{Key: "created_at", Value: -1}, {Key: "_id", Value: -1}}
 	with := func(prefix ...bson.E) []bson.E { return append(prefix, newest...) }
-	if err := mongox.EnsureIndexes(ctx, s.Collection(),
+	return mongox.EnsureIndexes(ctx, s.Collection(),
 		mongox.Index("daily_slot", true, bson.E{Key: "filed_by", Value: 1}, bson.E{Key: "day", Value: 1}, bson.E{Key: "slot", Value: 1}),
 		mongox.Index("newest", false, newest...),
 		mongox.Index("status_newest", false, with(bson.E{Key: "status", Value: 1})...),
 		mongox.Index("category_newest", false, with(bson.E{Key: "category", Value: 1})...),
 		mongox.Index("status_category_newest", false, with(bson.E{Key: "status", Value: 1}, bson.E{Key: "category", Value: 1})...),
-	); err != nil {
-		return err
-	}
-	return s.loadMirror(ctx)
+	)
 }
 
 // File stores a new ticket in the filer's first free slot of day. A slot
 // another filing holds makes the insert a duplicate of the daily-slot key,
-// and the next slot is tried; Create itself redraws a colliding id. With
-// the tickets in memory the slots the filer holds are skipped: the n-th
-// filing of a day is then one insert, not n inserts and n-1 reads (the key
-// still settles two filings racing for one slot).
+// and the next slot is tried; Create itself redraws a colliding id.
 func (s *Store) File(ctx context.Context, filedBy, day string, slots []int, build domain.TicketBuilder) (domain.Snapshot, error) {
-	var taken map[int]bool
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return domain.Snapshot{}, err
-		}
-		taken = s.mirror.taken(filedBy, day)
-	}
+	return s.fileSkipping(ctx, filedBy, day, slots, nil, build)
+}
+
+// fileSkipping is File without trying the slots in taken (known held).
+func (s *Store) fileSkipping(ctx context.Context, filedBy, day string, slots []int, taken map[int]bool, build domain.TicketBuilder) (domain.Snapshot, error) {
 	for _, slot := range slots {
 		if taken[slot] {
 			continue
@@ -111,16 +97,6 @@ func (s *Store) File(ctx context.Context, filedBy, day string, slots []int, buil
 
 // Get returns the ticket, read once by _id.
 func (s *Store) Get(ctx context.Context, id domain.TicketID) (domain.Snapshot, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return domain.Snapshot{}, err
-		}
-		d, ok := s.mirror.Get(string(id))
-		if !ok {
-			return domain.Snapshot{}, domain.ErrTicketNotFound(string(id))
-		}
-		return d.snapshot(), nil
-	}
 	d, err := s.docs.Get(ctx, string(id))
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.Snapshot{}, domain.ErrTicketNotFound(string(id))
