@@ -49,3 +49,11 @@ func (m *Mirror[R]) View(read func()) {
 	defer m.mu.RUnlock()
 	read()
 }
+
+// Viewed is the order's rows, for a reader inside View: no lock is taken
+// (View holds it), and the slice must be neither kept past View nor changed.
+func (o *Order[R]) Viewed() []*R { return o.rows }
+
+// Viewed is the rows under key, for a reader inside View, as
+// Order.Viewed.
+func (p *Postings[R]) Viewed(key string) []*R { return p.lists[key] }

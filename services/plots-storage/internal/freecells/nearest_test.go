@@ -1,6 +1,7 @@
 package freecells
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -265,5 +266,28 @@ func TestNearestEdges(t *testing.T) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkNearest is the nearest free cells from the middle of 10,000
+// claimed cells in a square from (1, 1), and from a sparse point.
+func BenchmarkNearest(b *testing.B) {
+	claimed := []cell{domain.Commons}
+	for x := 1; x <= 100; x++ {
+		for y := 1; y <= 100; y++ {
+			claimed = append(claimed, at(x, y))
+		}
+	}
+	q := New()
+	q.Reset(claimed)
+	for _, near := range []cell{at(51, 51), at(500, 500)} {
+		for _, limit := range []int{20, 100} {
+			b.Run(fmt.Sprintf("near %d,%d limit %d", near.X, near.Y, limit), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					q.Nearest(near, limit)
+				}
+			})
+		}
 	}
 }
