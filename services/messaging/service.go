@@ -13,13 +13,15 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/seal"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/messaging/internal/app"
+	"sharedworld.dev/services/messaging/internal/domain"
 	messaginghttp "sharedworld.dev/services/messaging/internal/http"
 	"sharedworld.dev/services/messaging/internal/messages"
 	"sharedworld.dev/services/messaging/internal/store"
@@ -37,7 +39,7 @@ type Options struct {
 type Service struct {
 	handlers  *messaginghttp.Handlers
 	app       *app.App
-	store     *store.Store
+	store     repository
 	dir       *directory.Directory
 	residents residents
 	relay     *events.Relay
@@ -47,7 +49,7 @@ type Service struct {
 // New builds the messaging service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	relay := events.NewRelay("messaging", deps.DB, deps.Publisher, deps.Logger)
-	st := store.New(deps.DB, messages.Encode, relay)
+	st := newRepository(deps, relay)
 	relay.Add(st.OutboxCollections()...)
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("messaging storage: %w", err)
@@ -74,6 +76,26 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		Brokers: deps.Brokers, Ledger: events.NewLedger(deps.DB), Handler: s.apply, Logger: deps.Logger,
 	})
 	return s, nil
+}
+
+// repository is the messaging adapter for the backend: the mirrored one
+// where this process is the database's only writer, the MongoDB one
+// otherwise.
+type repository interface {
+	Messages() domain.Messages
+	Notifications() domain.Notifications
+	Inbox() domain.Inbox
+	Commons() domain.Commons
+	Stewards() store.Stewards
+	OutboxCollections() []*mongo.Collection
+	EnsureIndexes(context.Context) error
+}
+
+func newRepository(deps platform.Deps, relay *events.Relay) repository {
+	if deps.DB.Exclusive() {
+		return store.NewMirrored(deps.DB, messages.Encode, relay)
+	}
+	return store.New(deps.DB, messages.Encode, relay)
 }
 
 // apply is the consumer handler: citizens to the directory, everything
