@@ -19,7 +19,7 @@ import (
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/seal"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/messaging/internal/app"
 	"sharedworld.dev/services/messaging/internal/domain"
 	messaginghttp "sharedworld.dev/services/messaging/internal/http"
@@ -112,7 +112,7 @@ func (s *Service) apply(ctx context.Context, e events.Event) error {
 	}
 	msg, err := e.Decode()
 	if err != nil {
-		return fmt.Errorf("%w: %v", events.ErrPermanent, err)
+		return fmt.Errorf("%w: %w", events.ErrPermanent, err)
 	}
 	eff := messages.Translate(msg)
 	switch {

@@ -15,7 +15,7 @@ import (
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/governance/internal/domain"
 	"sharedworld.dev/services/governance/internal/messages"
 )
