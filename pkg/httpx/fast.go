@@ -33,6 +33,8 @@ type fastRoutes struct {
 	sample int                       // log one successful read in this many (1 or less: all)
 	reads  atomic.Uint64             // successful reads, for the sampling
 	door   atomic.Pointer[frontDoor] // the app's, once served (Serve)
+	// unused: the app's unused connections, once served without a front door
+	unused atomic.Pointer[unusedConns]
 	// frontDoor: Serve may put a front door before the app (Options.NoFrontDoor)
 	frontDoor bool
 	// draining: every answer closes its connection (Drain)

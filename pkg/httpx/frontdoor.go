@@ -44,32 +44,41 @@ func Serve(app *fiber.App, ln net.Listener) error {
 // behind a lingeringListener, and behind the front door when app has
 // document routes to answer there (registered before Serve).
 func listenerFor(app *fiber.App, ln net.Listener) net.Listener {
-	ln = lingeringListener(ln)
+	lingering := lingeringListener(ln)
 	v, ok := fastApps.Load(app)
 	if !ok {
-		return ln
+		return lingering
 	}
 	routes := v.(*fastRoutes)
 	if !routes.frontDoor || !routes.any() {
-		return ln
+		lingering.unused = newUnusedConns()
+		routes.unused.Store(lingering.unused)
+		return lingering
 	}
 	srv := app.Server()
 	idle := srv.IdleTimeout
 	if idle <= 0 {
 		idle = srv.ReadTimeout
 	}
-	door := newFrontDoor(ln, routes, frontTimeouts{read: srv.ReadTimeout, write: srv.WriteTimeout, idle: idle})
+	door := newFrontDoor(lingering, routes, frontTimeouts{read: srv.ReadTimeout, write: srv.WriteTimeout, idle: idle})
 	routes.door.Store(door)
 	return door
 }
 
 // Shutdown stops app as its ShutdownWithTimeout does (no new connections,
 // idle ones closed, requests in progress finished), the answers its front
-// door is writing included, all within timeout.
+// door is writing included, all within timeout. Connections that never
+// sent a request close at once, with a front door or without (unusedConns).
 func Shutdown(app *fiber.App, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
+	v, ok := fastApps.Load(app)
+	if ok {
+		if u := v.(*fastRoutes).unused.Load(); u != nil {
+			u.closeAll()
+		}
+	}
 	err := app.ShutdownWithTimeout(timeout)
-	if v, ok := fastApps.Load(app); ok {
+	if ok {
 		if door := v.(*fastRoutes).door.Load(); door != nil {
 			_ = door.Close()
 			if werr := door.wait(deadline); err == nil {
