@@ -2,10 +2,12 @@ package testkit
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -164,6 +166,9 @@ func contractMismatch(method, target string, status int, header http.Header, bod
 	if ref == nil || ref.Value == nil || len(ref.Value.Content) == 0 {
 		return nil
 	}
+	if body, err = decoded(header, body); err != nil {
+		return err
+	}
 	pointer := "/paths/" + escapePointer(route.Path) + "/" + strings.ToLower(method) + "/responses/" + escapePointer(key)
 	if ref.Ref != "" {
 		pointer = strings.TrimPrefix(ref.Ref, "#")
@@ -180,7 +185,32 @@ func (c *contract) checkUnrouted(status int, header http.Header, body []byte) er
 		}
 		return nil
 	}
+	body, err := decoded(header, body)
+	if err != nil {
+		return err
+	}
 	return c.validate("/components/schemas/Error", body)
+}
+
+// decoded is body without its content encoding: the document describes
+// the JSON a client reads once it has undone the gzip it asked for.
+func decoded(header http.Header, body []byte) ([]byte, error) {
+	switch enc := header.Get("Content-Encoding"); enc {
+	case "", "identity":
+		return body, nil
+	case "gzip":
+		r, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("a gzip answer that does not decode: %w", err)
+		}
+		plain, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("a gzip answer that does not decode: %w", err)
+		}
+		return plain, nil
+	default:
+		return nil, fmt.Errorf("content encoding %q, which no client asked for", enc)
+	}
 }
 
 // checkBody checks the content type and the body against content, the

@@ -1,6 +1,8 @@
 package testkit
 
 import (
+	"bytes"
+	"compress/gzip"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,8 +30,9 @@ func TestContractCheck(t *testing.T) {
 		{"a declared answer", "GET", "/api/world/tickets/tkt_0123abcd", 200, jsonHeader(), ticket, ""},
 		{"a declared error", "GET", "/api/world/tickets/tkt_0123abcd", 404, jsonHeader(), errBody, ""},
 		{"a query is not part of the route", "GET", "/api/world/tickets?limit=5&status=open", 400, jsonHeader(), strings.Replace(errBody, "not_found", "invalid_request", 1), ""},
-		{"an undeclared status", "GET", "/openapi.json", 404, jsonHeader(), errBody, "status is not supported"},
-		{"an error the default response does not list", "GET", "/api/world/tickets/tkt_0123abcd", 418, jsonHeader(), errBody, "does not match"},
+		{"an undeclared status, left to the errors any route may answer", "GET", "/openapi.json", 404, jsonHeader(), errBody, "does not match"},
+		{"an error any route may answer", "GET", "/docs", 503, jsonHeader(), strings.Replace(errBody, "not_found", "unavailable", 1), ""},
+		{"a page", "GET", "/docs", 200, http.Header{"Content-Type": {"text/html; charset=utf-8"}}, "<html></html>", ""},
 		{"a body off its schema", "GET", "/api/world/tickets/tkt_0123abcd", 200, jsonHeader(), `{"ok":true,"ticket":{"ticket_id":7}}`, "does not match"},
 		{"an error code of another status", "GET", "/api/world/tickets/tkt_0123abcd", 404, jsonHeader(), strings.Replace(errBody, "not_found", "conflict", 1), "does not match"},
 		{"an undeclared content type", "GET", "/api/world/tickets/tkt_0123abcd", 200, http.Header{"Content-Type": {"text/html"}}, "<p>hi</p>", "content type"},
@@ -47,5 +50,18 @@ func TestContractCheck(t *testing.T) {
 				t.Fatalf("want a mismatch mentioning %q, got %v", tc.wantMentioned, err)
 			}
 		})
+	}
+}
+
+// A gzip answer is checked as the JSON it decodes to.
+func TestContractCheckDecodesGzip(t *testing.T) {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	_, _ = w.Write([]byte(`{"ok":true,"ticket":{"ticket_id":7}}`))
+	_ = w.Close()
+	h := jsonHeader()
+	h.Set("Content-Encoding", "gzip")
+	if err := contractMismatch("GET", "/api/world/tickets/tkt_0123abcd", 200, h, b.Bytes()); err == nil || !strings.Contains(err.Error(), "does not match") {
+		t.Fatalf("a gzipped body off its schema: %v", err)
 	}
 }
