@@ -3,7 +3,7 @@ SHELL := /bin/bash
 MODULES := $(shell go list -m -f '{{.Dir}}' 2>/dev/null)
 PACKAGES := $(patsubst $(CURDIR)/%,./%/...,$(MODULES))
 
-.PHONY: run cluster test test-embedded test-shared test-cluster fuzz lint vet fmt bench bench-embedded build generate fault faults load soak attack
+.PHONY: help browser-tools run cluster test test-embedded test-shared test-cluster fuzz lint vet fmt bench bench-embedded build generate fault faults load soak attack
 
 ## run: start the whole world locally on the embedded default (http://127.0.0.1:8080)
 run:
@@ -35,6 +35,14 @@ test: test-embedded test-shared test-cluster
 ## runs it after make test)
 fuzz:
 	hack/fuzz-brief.sh
+
+## browser-tools: what the web board's browser tests need, installed where
+## missing: Debian's chromium and axe-core from npm (hack/browser/install.sh;
+## a second run only finds them)
+browser-tools:
+	hack/browser/install.sh
+
+test-embedded test-shared test-cluster: browser-tools
 
 test-embedded test-shared: test-%:
 	SHAREDWORLD_TEST_BACKEND=$* go test -count=1 -timeout 20m $(PACKAGES)
@@ -167,3 +175,11 @@ test-k8s:
 	cd operator && KUBEBUILDER_ASSETS=$(K8S_TOOLS) go test -tags k8s -count=1 -timeout 10m ./...
 
 include proto/Makefile.generate
+
+## help: every target with what it does (from the comment above it)
+help:
+	@awk '/^## / { sub(/^## /, ""); doc = doc (doc == "" ? "" : " ") $$0; next } \
+		/^[a-z][a-z-]*( [a-z-]+)*:/ && doc != "" { split($$0, t, ":"); sub(/^[a-z-]+: /, "", doc); \
+			n = split(doc, w, " "); line = sprintf("  %-16s", t[1]); \
+			for (i = 1; i <= n; i++) { if (length(line) + length(w[i]) > 98) { print line; line = sprintf("%18s", "") } \
+				line = line " " w[i] } print line } { doc = "" }' $(MAKEFILE_LIST)

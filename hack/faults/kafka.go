@@ -7,7 +7,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 )
 
 // Redeliver produces every message of every topic of the catalog once more,

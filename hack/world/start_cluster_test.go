@@ -57,7 +57,7 @@ func start(t *testing.T, cfg world.Config) *clusterWorld {
 	t.Cleanup(func() { logFile.Close() })
 	root, _ := filepath.Abs("../..")
 	c, err := cluster.Start(context.Background(), cluster.Options{Root: root, BinDir: binDir, DataDir: cfg.DataDir,
-		AmbassadorToken: cfg.AmbassadorToken, DevClock: cfg.DevClock, RateLimits: strings.Join(limits, ","),
+		Addr: cfg.Addr, AmbassadorToken: cfg.AmbassadorToken, DevClock: cfg.DevClock, RateLimits: strings.Join(limits, ","),
 		Replicas: replicas, Log: logFile})
 	if err != nil {
 		t.Fatalf("start the cluster: %v", err)

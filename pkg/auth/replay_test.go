@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/auth/mongoledger"
 	"sharedworld.dev/pkg/httpx"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/ratelimit"
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 func (f *fixture) replica(t *testing.T, kit *testkit.Kit) *fiber.App {
 	t.Helper()
 	db := mongox.NewDB(kit.DB.Database, kit.DB.Mode())
-	ledger, err := auth.NewMongoLedger(kit.Ctx(), db, kit.Logger)
+	ledger, err := mongoledger.New(kit.Ctx(), db, kit.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestTwoReplicasAcceptASignatureOnce(t *testing.T) {
 func TestLedgerSweepsExpiredSignatures(t *testing.T) {
 	kit := testkit.New(t)
 	ctx := context.Background()
-	l, err := auth.NewMongoLedger(ctx, kit.DB, kit.Logger)
+	l, err := mongoledger.New(ctx, kit.DB, kit.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}

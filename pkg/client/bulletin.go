@@ -2,7 +2,11 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"iter"
+	"net/http"
 	"net/url"
 	"time"
 )
@@ -76,12 +80,26 @@ func (c *Client) BulletinIfChanged(ctx context.Context, etag string) (*Bulletin,
 	if resp.StatusCode == 304 {
 		return nil, false, nil
 	}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, false, fmt.Errorf("GET /api/world/bulletin: read the answer: %w", err)
+	}
+	recordAnswer(ctx, raw)
 	var out Bulletin
-	if err := decodeBody(resp, &out); err != nil {
-		return nil, false, err
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, false, fmt.Errorf("GET /api/world/bulletin: decode the answer: %w", err)
 	}
 	out.ETag = resp.Header.Get("ETag")
 	return &out, true, nil
+}
+
+// BulletinMap reads every claimed plot as one bit per cell of the grid
+// (GET /api/world/bulletin/map): cell (x, y) is bit y*1000+x, the most
+// significant bit of each byte first.
+func (c *Client) BulletinMap(ctx context.Context) ([]byte, error) {
+	var raw []byte
+	err := c.do(ctx, call{method: "GET", path: "/api/world/bulletin/map", header: http.Header{"Accept": {"application/octet-stream"}}}, &raw)
+	return raw, err
 }
 
 // FeedFilter narrows the feed.

@@ -41,6 +41,7 @@ type Client struct {
 	token    string
 	sign     bool
 	retry    RetryPolicy
+	timeout  time.Duration
 	agent    string
 	now      func() time.Time
 }
@@ -74,6 +75,15 @@ func WithAmbassadorToken(token string) Option { return func(c *Client) { c.token
 // WithHTTPClient replaces http.DefaultClient.
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
+// DefaultTimeout bounds each attempt of a request: a world that accepts
+// the connection and never answers costs this long, not forever.
+const DefaultTimeout = 30 * time.Second
+
+// WithTimeout bounds each attempt of a request (sending it and reading the
+// whole answer; for the live feed, until the stream's headers arrive).
+// Zero or less means no bound.
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
+
 // WithoutSignatures turns request signatures off (they are on by default
 // whenever the identity has a private key).
 func WithoutSignatures() Option { return func(c *Client) { c.sign = false } }
@@ -93,7 +103,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("client: %q is not an http(s) base URL", baseURL)
 	}
-	c := &Client{base: u, http: http.DefaultClient, sign: true, agent: "sharedworld-client", now: time.Now}
+	c := &Client{base: u, http: http.DefaultClient, sign: true, agent: "sharedworld-client", now: time.Now, timeout: DefaultTimeout}
 	for _, o := range opts {
 		o(c)
 	}
@@ -150,6 +160,7 @@ func (c *Client) do(ctx context.Context, k call, out any) error {
 	if err != nil {
 		return fmt.Errorf("%s %s: read the answer: %w", k.method, k.path, err)
 	}
+	recordAnswer(ctx, raw)
 	if out == nil || resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
@@ -177,23 +188,31 @@ func (c *Client) send(ctx context.Context, k call) (*http.Response, error) {
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		req, err := c.request(ctx, k, body)
+		actx, cancel := c.attemptContext(ctx)
+		req, err := c.request(actx, k, body)
 		if err != nil {
+			cancel()
 			return nil, err
 		}
 		resp, err := c.http.Do(req)
 		var wait time.Duration
 		switch {
 		case err != nil:
+			cancel()
+			if errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+				err = fmt.Errorf("%w: no answer within %s", ErrTimeout, c.timeout)
+			}
 			if ctx.Err() != nil || k.method != http.MethodGet || attempt >= c.retry.Attempts {
 				return nil, fmt.Errorf("%s %s: %w", k.method, k.path, err)
 			}
 			wait = c.backoff(attempt)
 		case resp.StatusCode < 300 || resp.StatusCode == http.StatusNotModified:
+			resp.Body = cancelOnClose{resp.Body, cancel}
 			return resp, nil
 		default:
 			apiErr := readError(resp)
 			resp.Body.Close()
+			cancel()
 			retryable := (resp.StatusCode == http.StatusServiceUnavailable && k.method == http.MethodGet) ||
 				(resp.StatusCode == http.StatusTooManyRequests && apiErr.RetryAfter > 0)
 			if !retryable || attempt >= c.retry.Attempts || apiErr.RetryAfter > c.retry.MaxWait {
@@ -209,6 +228,31 @@ func (c *Client) send(ctx context.Context, k call) (*http.Response, error) {
 		case <-t.C:
 		}
 	}
+}
+
+// ErrTimeout is wrapped by the error of an attempt the world did not
+// answer within the client's timeout (WithTimeout).
+var ErrTimeout = errors.New("the world did not answer in time")
+
+// attemptContext bounds one attempt by the client's timeout.
+func (c *Client) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, c.timeout)
+}
+
+// cancelOnClose ends an attempt's context once its answer has been read:
+// the timeout covers reading the body too.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // backoff is the wait before attempt+1 when the world named none.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 )
 
 // document reads a page for people or agents as text.
@@ -16,6 +17,12 @@ func (c *Client) document(ctx context.Context, path, accept string) (string, err
 
 // Board reads the public web board, HTML (GET /).
 func (c *Client) Board(ctx context.Context) (string, error) { return c.document(ctx, "/", "text/html") }
+
+// BoardScript reads a script of the web board, live.js or map.js
+// (GET /board/{file}).
+func (c *Client) BoardScript(ctx context.Context, file string) (string, error) {
+	return c.document(ctx, "/board/"+url.PathEscape(file), "text/javascript")
+}
 
 // APIReference reads the HTML API reference (GET /docs).
 func (c *Client) APIReference(ctx context.Context) (string, error) {

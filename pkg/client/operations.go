@@ -82,6 +82,8 @@ var Operations = map[string]string{
 	"devVerify":           "DevVerify",
 	// Documents
 	"board":          "Board",
+	"boardScript":    "BoardScript",
+	"bulletinMap":    "BulletinMap",
 	"openapi":        "OpenAPI",
 	"docs":           "APIReference",
 	"agentGuide":     "AgentGuide",

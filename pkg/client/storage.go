@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"iter"
 	"net/url"
 	"time"
 )
@@ -55,6 +56,8 @@ type FileList struct {
 	Prefix string      `json:"prefix"`
 	Files  []FileEntry `json:"files"`
 	Total  int         `json:"total"`
+	// Pagination is there only when a page was asked for (ListFilesPage).
+	Pagination *Pagination `json:"pagination,omitempty"`
 }
 
 // ListFiles lists a plot's files under prefix ("" for all)
@@ -64,6 +67,33 @@ func (c *Client) ListFiles(ctx context.Context, plotID, prefix string) (*FileLis
 	set(q, "prefix", prefix)
 	var out FileList
 	return &out, c.do(ctx, call{method: "GET", path: "/api/world/storage/list", query: q, auth: optionalAuth}, &out)
+}
+
+// ListFilesPage reads one page of a plot's files under prefix
+// (GET /api/world/storage/list with limit and cursor): a plot as large as
+// the garden need not come in one answer.
+func (c *Client) ListFilesPage(ctx context.Context, plotID, prefix string, p PageOptions) (*FileList, error) {
+	if p.Limit <= 0 && p.Cursor == "" {
+		p.Limit = 100 // ask for a page, or the world answers every file
+	}
+	q := url.Values{"plot_id": {plotID}}
+	set(q, "prefix", prefix)
+	var out FileList
+	return &out, c.do(ctx, call{method: "GET", path: "/api/world/storage/list", query: pageQuery(q, p), auth: optionalAuth}, &out)
+}
+
+// Files iterates over a plot's files under prefix, page by page.
+func (c *Client) Files(ctx context.Context, plotID, prefix string, p PageOptions) iter.Seq2[FileEntry, error] {
+	return pages(ctx, p, func(ctx context.Context, p PageOptions) ([]FileEntry, string, error) {
+		page, err := c.ListFilesPage(ctx, plotID, prefix, p)
+		if err != nil {
+			return nil, "", err
+		}
+		if page.Pagination == nil {
+			return page.Files, "", nil
+		}
+		return page.Files, page.Pagination.Next, nil
+	})
 }
 
 // DeleteResponse is a deleted file.

@@ -11,9 +11,6 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/x/mongo/driver"
-	"go.mongodb.org/mongo-driver/x/mongo/driver/topology"
 
 	"sharedworld.dev/pkg/logging"
 	"sharedworld.dev/pkg/problem"
@@ -89,20 +86,10 @@ func Classify(err error) *problem.Error {
 // own: a dependency (database, broker) is expected back within seconds.
 const UnavailableRetry = 5 * time.Second
 
+// isUnavailable: the request's deadline passed, or a dependency is down
+// (the tests its client package registered with problem.RegisterOutage).
 func isUnavailable(err error) bool {
-	if mongo.IsNetworkError(err) || mongo.IsTimeout(err) ||
-		errors.Is(err, mongo.ErrClientDisconnected) || errors.Is(err, context.DeadlineExceeded) {
-		return true
-	}
-	// A database that hangs or drops connections also shows as a server
-	// that cannot be selected, a cleared connection pool, or an error the
-	// driver labels retryable: each means "try again", not a bug.
-	var selection topology.ServerSelectionError
-	var pool driver.RetryablePoolError
-	var labeled mongo.LabeledError
-	return errors.As(err, &selection) || errors.Is(err, topology.ErrServerSelectionTimeout) ||
-		(errors.As(err, &pool) && pool.Retryable()) ||
-		(errors.As(err, &labeled) && (labeled.HasErrorLabel("RetryableWriteError") || labeled.HasErrorLabel("TransientTransactionError")))
+	return errors.Is(err, context.DeadlineExceeded) || problem.IsOutage(err)
 }
 
 // ErrorHandler writes every error as the contract's JSON body. Internal

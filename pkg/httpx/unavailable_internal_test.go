@@ -1,45 +1,31 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 
-	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/x/mongo/driver/topology"
-
 	"sharedworld.dev/pkg/problem"
 )
 
-type clearedPool struct{}
+var errDriverDown = errors.New("connection reset by the database")
 
-func (clearedPool) Error() string   { return "connection pool was cleared" }
-func (clearedPool) Retryable() bool { return true }
+func init() { problem.RegisterOutage(func(err error) bool { return errors.Is(err, errDriverDown) }) }
 
-// Every way the driver reports a database that is down or hanging is a 503
-// (with Retry-After), never a 500.
-func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
-	cases := map[string]error{
-		"client disconnected":      mongo.ErrClientDisconnected,
-		"server selection":         topology.ServerSelectionError{Wrapped: errors.New("no reachable servers")},
-		"server selection timeout": topology.ErrServerSelectionTimeout,
-		"cleared pool":             clearedPool{},
-		"retryable write label":    mongo.CommandError{Code: 91, Message: "shutting down", Labels: []string{"RetryableWriteError"}},
-		"network label":            mongo.CommandError{Message: "reset", Labels: []string{"NetworkError"}},
-	}
-	for name, err := range cases {
-		t.Run(name, func(t *testing.T) {
-			wrapped := fmt.Errorf("store garden file: %w", err)
-			if pe := Classify(wrapped); pe.Kind != problem.KindUnavailable {
-				t.Fatalf("%v classified as %v, want unavailable", wrapped, pe.Kind)
-			}
-		})
+// An outage a dependency's package registered, and a passed request
+// deadline, are a 503 (with Retry-After), never a 500; a plain error stays
+// internal.
+func TestOutagesAreUnavailable(t *testing.T) {
+	for name, err := range map[string]error{
+		"registered outage": fmt.Errorf("store garden file: %w", errDriverDown),
+		"deadline":          fmt.Errorf("read plot: %w", context.DeadlineExceeded),
+	} {
+		if pe := Classify(err); pe.Kind != problem.KindUnavailable {
+			t.Errorf("%s: %v classified as %v, want unavailable", name, err, pe.Kind)
+		}
 	}
 	if pe := Classify(errors.New("a bug")); pe.Kind != problem.KindInternal {
 		t.Fatalf("a plain error must stay internal, got %v", pe.Kind)
-	}
-	dup := mongo.CommandError{Code: 11000, Message: "duplicate key"}
-	if pe := Classify(dup); pe.Kind == problem.KindUnavailable {
-		t.Fatal("a duplicate key is not an outage")
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/auth/mongoledger"
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/ratelimit"
@@ -30,7 +31,7 @@ type gate struct {
 // slots when replicas share the budget.
 func newGate(ctx context.Context, b *Backend, cfg config.Common, log *slog.Logger) (*gate, error) {
 	db := b.DB(GateService)
-	ledger, err := auth.NewMongoLedger(ctx, db, log)
+	ledger, err := mongoledger.New(ctx, db, log)
 	if err != nil {
 		return nil, err
 	}

@@ -124,3 +124,23 @@ func (e *Error) WithCode(code string) *Error {
 	c.Code = code
 	return &c
 }
+
+// outageTests recognise the errors of a dependency that is down or hanging
+// (a database driver's network errors): each package that wraps such a
+// dependency registers its own at init (RegisterOutage), so the HTTP layer
+// answers them 503 without linking every driver.
+var outageTests []func(error) bool
+
+// RegisterOutage adds a test for errors that mean "a dependency is down,
+// try again". Call it from an init function only.
+func RegisterOutage(test func(error) bool) { outageTests = append(outageTests, test) }
+
+// IsOutage reports whether a registered test recognises err.
+func IsOutage(err error) bool {
+	for _, test := range outageTests {
+		if test(err) {
+			return true
+		}
+	}
+	return false
+}

@@ -10,6 +10,7 @@ import (
 
 	"sharedworld.dev/pkg/admit"
 	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/auth/mongoledger"
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
@@ -52,7 +53,7 @@ func (k *Kit) Deps(clk clock.Clock) platform.Deps {
 	}
 	w := events.NewWriter(k.Brokers)
 	k.T.Cleanup(func() { _ = w.Close() })
-	ledger, err := auth.NewMongoLedger(k.Ctx(), k.DB, k.Logger)
+	ledger, err := mongoledger.New(k.Ctx(), k.DB, k.Logger)
 	if err != nil {
 		k.T.Fatalf("testkit: signature ledger: %v", err)
 	}

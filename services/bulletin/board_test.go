@@ -63,7 +63,7 @@ func TestBoardShowsTheBulletin(t *testing.T) {
 		t.Fatalf("headers: %v", r.Header)
 	}
 	csp := r.Header["Content-Security-Policy"]
-	for _, d := range []string{"default-src 'none'", "style-src 'unsafe-inline'", "img-src data:"} {
+	for _, d := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self'", "style-src 'unsafe-inline'", "img-src data:"} {
 		if !strings.Contains(csp, d) {
 			t.Errorf("Content-Security-Policy %q lacks %q", csp, d)
 		}
@@ -85,7 +85,7 @@ func TestBoardShowsTheBulletin(t *testing.T) {
 		}
 	}
 
-	if !strings.Contains(page, "<dt>Population</dt><dd>3</dd>") || !strings.Contains(page, "<dt>Plots claimed</dt><dd>2</dd>") {
+	if !strings.Contains(page, `<dt>Population</dt><dd data-fact="population">3</dd>`) || !strings.Contains(page, `<dt>Plots claimed</dt><dd data-fact="plots_claimed">2</dd>`) {
 		t.Error("population (Ada, Bob, Dan) or plots claimed (Ada's and Dan's) not shown")
 	}
 
@@ -93,7 +93,7 @@ func TestBoardShowsTheBulletin(t *testing.T) {
 	lines := feedLines(doc)
 	at := 0
 	for _, l := range lines {
-		i := strings.Index(page[at:], "<li>"+escapeHTML(l)+"</li>")
+		i := strings.Index(page[at:], ">"+escapeHTML(l)+"</li>")
 		if i < 0 {
 			t.Fatalf("feed line %q missing or out of order", l)
 		}
@@ -118,8 +118,8 @@ func TestBoardShowsTheBulletin(t *testing.T) {
 		t.Error("the plot's tooltip is not its id and escaped name")
 	}
 
-	// Escaping: user text never becomes markup; the page has no script and
-	// loads nothing.
+	// Escaping: user text never becomes markup; the page's only scripts
+	// are its own, and it loads nothing from elsewhere.
 	for _, s := range []string{hostile, titleBait, plotName} {
 		if strings.Contains(page, s) {
 			t.Errorf("%q is in the page unescaped", s)
@@ -128,7 +128,11 @@ func TestBoardShowsTheBulletin(t *testing.T) {
 	if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Error("the citizen's name is not shown escaped")
 	}
-	for _, s := range []string{"<script", "<link", "<img", "<iframe", "https://", "url("} {
+	if strings.Count(page, "<script") != 2 || !strings.Contains(page, `<script src="/board/live.js" defer></script>`) ||
+		!strings.Contains(page, `<script src="/board/map.js" defer></script>`) {
+		t.Error("the page's scripts are /board/live.js and /board/map.js, nothing else")
+	}
+	for _, s := range []string{"<link", "<img", "<iframe", "https://", "url("} {
 		if strings.Contains(page, s) {
 			t.Errorf("the page holds %q", s)
 		}

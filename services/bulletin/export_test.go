@@ -18,16 +18,16 @@ var errCrashed = errors.New("the process died here")
 // crashingProjections stores the first keep records of a batch, then the
 // process dies (keep < 0: it never does).
 type crashingProjections struct {
-	*store.Projections
+	projectionRepository
 	keep  int
 	crash context.CancelFunc
 }
 
 func (c crashingProjections) SaveAll(ctx context.Context, records []domain.Record) ([]bool, error) {
 	if c.keep < 0 {
-		return c.Projections.SaveAll(ctx, records)
+		return c.projectionRepository.SaveAll(ctx, records)
 	}
-	if _, err := c.Projections.SaveAll(ctx, records[:min(c.keep, len(records))]); err != nil {
+	if _, err := c.projectionRepository.SaveAll(ctx, records[:min(c.keep, len(records))]); err != nil {
 		return nil, err
 	}
 	c.crash()
@@ -37,16 +37,16 @@ func (c crashingProjections) SaveAll(ctx context.Context, records []domain.Recor
 // crashingFeed stores the first keep entries of a batch, then the process
 // dies (keep < 0: it never does).
 type crashingFeed struct {
-	*store.Feed
+	feedRepository
 	keep  int
 	crash context.CancelFunc
 }
 
 func (c crashingFeed) InsertAll(ctx context.Context, entries []domain.StoredFeedEntry) ([]bool, error) {
 	if c.keep < 0 {
-		return c.Feed.InsertAll(ctx, entries)
+		return c.feedRepository.InsertAll(ctx, entries)
 	}
-	if _, err := c.Feed.InsertAll(ctx, entries[:min(c.keep, len(entries))]); err != nil {
+	if _, err := c.feedRepository.InsertAll(ctx, entries[:min(c.keep, len(entries))]); err != nil {
 		return nil, err
 	}
 	c.crash()

@@ -15,7 +15,7 @@ import (
 
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/bulletin/internal/app"
 	"sharedworld.dev/services/bulletin/internal/domain"
 	bulletinhttp "sharedworld.dev/services/bulletin/internal/http"
@@ -102,13 +102,34 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 }
 
 type stores struct {
-	projections *store.Projections
-	feed        *store.Feed
+	projections projectionRepository
+	feed        feedRepository
 	meta        *store.Meta
 }
 
+// projectionRepository and feedRepository are the aggregator's adapters
+// for the backend: the mirrored ones where this process is the database's
+// only writer, the MongoDB ones otherwise.
+type projectionRepository interface {
+	domain.ProjectionRepository
+	Drop(context.Context) error
+}
+
+type feedRepository interface {
+	domain.FeedRepository
+	EnsureIndexes(context.Context) error
+	Drop(context.Context) error
+}
+
+func newStores(deps platform.Deps) stores {
+	if deps.DB.Exclusive() {
+		return stores{projections: store.NewMirroredProjections(deps.DB), feed: store.NewMirroredFeed(deps.DB), meta: store.NewMeta(deps.DB)}
+	}
+	return stores{projections: store.NewProjections(deps.DB), feed: store.NewFeed(deps.DB), meta: store.NewMeta(deps.DB)}
+}
+
 func openStores(ctx context.Context, deps platform.Deps) (stores, error) {
-	st := stores{projections: store.NewProjections(deps.DB), feed: store.NewFeed(deps.DB), meta: store.NewMeta(deps.DB)}
+	st := newStores(deps)
 	if err := st.feed.EnsureIndexes(ctx); err != nil {
 		return st, fmt.Errorf("bulletin storage: %w", err)
 	}

@@ -51,7 +51,7 @@ func TestAgentGuideNamesWorldctlAndKeepsCurl(t *testing.T) {
 	resp := testkit.Do(t, newApp(t, devWorld), testkit.Request{Method: "GET", Path: "/agent.txt"})
 	resp.ExpectStatus(t, 200)
 	guide := string(resp.Raw)
-	for _, want := range []string{"worldctl login --dev Ada", "worldctl --help", "curl -s -X POST \"$WORLD/dev/idp/register\"", "/api/world/register"} {
+	for _, want := range []string{"worldctl login --dev Ada", "worldctl --help", "worldctl mcp", "mcpServers", "curl -s -X POST \"$WORLD/dev/idp/register\"", "/api/world/register"} {
 		if !strings.Contains(guide, want) {
 			t.Errorf("/agent.txt does not say %q", want)
 		}

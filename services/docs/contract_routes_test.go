@@ -46,6 +46,7 @@ var contractRoutes = []struct{ section, route string }{
 	{"§5", "PATCH /api/admin/tickets/{ticket_id}"},
 	// §6 bulletin
 	{"§6", "GET /api/world/bulletin"},
+	{"§6", "GET /api/world/bulletin/map"}, // the web board's whole map
 	{"§6", "GET /api/world/events"},
 	{"§6", "POST /api/admin/announcements"},
 	{"§6", "POST /api/admin/announcements/{post_id}/pin"},
@@ -79,6 +80,7 @@ var contractRoutes = []struct{ section, route string }{
 	{"§8", "POST /api/world/commons/{channel}"},
 	// §9 documents
 	{"§9", "GET /"},
+	{"§9", "GET /board/{file}"}, // the web board's scripts
 	{"§9", "GET /openapi.json"},
 	{"§9", "GET /docs"},
 	{"§9", "GET /agent.txt"},

@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/services/tickets/internal/app"
@@ -44,7 +45,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("tickets storage: %w", err)
 	}
-	dir := citizens.NewDirectory(deps.DB, deps.Citizens)
+	dir := directory.New(deps.DB, deps.Citizens)
 	consumer := events.NewConsumer(events.ConsumerOptions{
 		Service: "tickets", Group: "tickets", Topics: citizens.Topics, Brokers: deps.Brokers,
 		Ledger: events.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,

@@ -28,6 +28,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"sharedworld.dev/pkg/client"
 )
 
 // dailyTickets is the contract's cap on tickets per citizen per day.
@@ -47,6 +49,10 @@ func main() {
 	flag.Parse()
 	if *tickets > dailyTickets && *adminToken == "" {
 		fmt.Fprintf(os.Stderr, "seedworld: -tickets above %d (the daily cap) needs -admin-token to move the development clock\n", dailyTickets)
+		os.Exit(2)
+	}
+	if _, err := client.New(*base); err != nil {
+		fmt.Fprintf(os.Stderr, "seedworld: -url: %v\n", err)
 		os.Exit(2)
 	}
 	s := &seeder{base: *base, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *workers}},
@@ -128,7 +134,7 @@ func (s *seeder) each(n, workers int, what string, fn func(k int) error) {
 }
 
 func (s *seeder) advanceClock(ctx context.Context, d time.Duration) error {
-	out, err := s.call(ctx, http.MethodPost, "/api/admin/clock", map[string]string{"Authorization": "Bearer " + s.adminToken},
+	out, err := s.call(ctx, http.MethodPost, "/api/admin/clock", s.api(nil, s.adminToken),
 		map[string]any{"advance": d.String()}, http.StatusOK)
 	if err != nil {
 		return fmt.Errorf("moving the development clock (does the world run with WORLD_DEV_CLOCK=1?): %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -191,8 +192,34 @@ func (a *app) adminCmd() *cobra.Command {
 		}),
 	}
 	replyCmd.Flags().StringVar(&reply, "reply", "", "the reply (default: standard input)")
-	cmd.AddCommand(clock, check, triageCmd, announce,
-		pin("pin", (*client.Client).PinAnnouncement), pin("unpin", (*client.Client).UnpinAnnouncement),
-		tombstone, inbox, replyCmd)
+	garden := &cobra.Command{
+		Use:     "garden-rm NAME/ITEM | index.md",
+		Short:   "Remove a planting from the garden, whoever planted it (or the index)",
+		Example: "  worldctl admin garden-rm ada/rain.md\n  worldctl admin garden-rm index.md",
+		Args:    args(1),
+		RunE: a.adminRun(func(cmd *cobra.Command, cl *client.Client, argv []string) error {
+			var res *client.GardenRemoval
+			var err error
+			name, item, planting := strings.Cut(strings.TrimPrefix(argv[0], "/garden/"), "/")
+			switch {
+			case planting && name != "" && item != "" && !strings.Contains(item, "/"):
+				res, err = cl.RemoveGardenPlanting(cmd.Context(), name, item)
+			case !planting && name == "index.md":
+				res, err = cl.RemoveGardenIndex(cmd.Context())
+			default:
+				return usagef("garden-rm takes NAME/ITEM (a planting) or index.md, not %q", argv[0])
+			}
+			if err != nil {
+				return err
+			}
+			return a.print(res, func(w io.Writer) { fmt.Fprintf(w, "Removed %s (planted by %s).\n", res.Path, res.PlantedBy) })
+		}),
+	}
+	cmd.AddCommand(operations(clock, "advanceClock"), operations(check, "governanceCheck"), operations(triageCmd, "triageTicket"),
+		operations(announce, "postAnnouncement"),
+		operations(pin("pin", (*client.Client).PinAnnouncement), "pinAnnouncement"),
+		operations(pin("unpin", (*client.Client).UnpinAnnouncement), "unpinAnnouncement"),
+		operations(tombstone, "tombstoneCitizen"), operations(inbox, "adminInbox"), operations(replyCmd, "replyFromAmbassador"),
+		operations(garden, "removeGardenPlanting", "removeGardenIndex"))
 	return cmd
 }

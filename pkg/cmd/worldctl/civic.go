@@ -14,7 +14,7 @@ func (a *app) ticketCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "ticket",
 		Short:   "File, list and upvote feedback tickets",
-		Example: "  worldctl ticket file --category docs --title 'Unclear rule' < description.txt\n  worldctl ticket list --status open\n  worldctl ticket upvote tkt_0a1b2c3d",
+		Example: "  worldctl ticket file --category docs --title 'Unclear rule' < description.txt\n  worldctl ticket list --status open\n  worldctl ticket show tkt_0a1b2c3d\n  worldctl ticket upvote tkt_0a1b2c3d",
 	}
 	var req client.TicketRequest
 	file := &cobra.Command{
@@ -73,7 +73,7 @@ func (a *app) ticketCmd() *cobra.Command {
 					break
 				}
 			}
-			return a.print(map[string]any{"tickets": tickets}, func(w io.Writer) {
+			return a.printPages("tickets", len(tickets), func(w io.Writer) {
 				rows := [][]string{}
 				for _, t := range tickets {
 					rows = append(rows, []string{t.TicketID, t.Status, strconv.Itoa(t.Upvotes), t.Category, ago(t.CreatedAt), t.Title})
@@ -103,7 +103,33 @@ func (a *app) ticketCmd() *cobra.Command {
 			return a.print(res, func(w io.Writer) { fmt.Fprintf(w, "Upvoted %s: %d upvote(s).\n", res.TicketID, res.Upvotes) })
 		},
 	}
-	cmd.AddCommand(file, list, upvote)
+	show := &cobra.Command{
+		Use:     "show TICKET_ID",
+		Short:   "Show one ticket with its response",
+		Example: "  worldctl ticket show tkt_0a1b2c3d",
+		Args:    args(1),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			cl, err := a.anonymous()
+			if err != nil {
+				return err
+			}
+			res, err := cl.GetTicket(cmd.Context(), argv[0])
+			if err != nil {
+				return err
+			}
+			t := res.Ticket
+			return a.print(res, func(w io.Writer) {
+				rows := [][]string{{"ticket", t.TicketID}, {"title", t.Title}, {"status", t.Status}, {"category", t.Category},
+					{"severity", t.Severity}, {"upvotes", strconv.Itoa(t.Upvotes)}, {"filed", ago(t.CreatedAt)}}
+				if t.Response != "" {
+					rows = append(rows, []string{"response", t.Response})
+				}
+				table(w, "FIELD VALUE", rows)
+				fmt.Fprintf(w, "\n%s\n", t.Description)
+			})
+		},
+	}
+	cmd.AddCommand(operations(file, "fileTicket"), operations(list, "listTickets"), operations(show, "getTicket"), operations(upvote, "upvoteTicket"))
 	return cmd
 }
 
@@ -132,18 +158,21 @@ func (a *app) proposeCmd() *cobra.Command {
 			}
 			p := res.Proposal
 			return a.print(res, func(w io.Writer) {
-				fmt.Fprintf(w, "Proposed %s (%s): %s\nStatus %s; voting opens %s and ends %s.\n", p.ProposalID, p.Type, p.Title, p.Status, ago(p.DiscussionEndsAt), ago(p.VotingEndsAt))
+				// Seen from the proposal's creation: the world's clock, which
+				// the development clock may have moved away from this machine's.
+				fmt.Fprintf(w, "Proposed %s (%s): %s\nStatus %s; voting opens %s and ends %s.\n", p.ProposalID, p.Type, p.Title, p.Status,
+					agoFrom(p.DiscussionEndsAt, p.CreatedAt), agoFrom(p.VotingEndsAt, p.CreatedAt))
 			})
 		},
 	}
 	cmd.Flags().StringVar(&req.Title, "title", "", "a title of at most 200 characters")
 	cmd.Flags().StringVar(&req.Body, "body", "", "the text (default: standard input)")
 	cmd.Flags().StringVar(&req.Type, "type", "", "standard (default), major, constitutional, protected or emergency")
-	return cmd
+	return operations(cmd, "propose")
 }
 
 func (a *app) voteCmd() *cobra.Command {
-	return &cobra.Command{
+	return operations(&cobra.Command{
 		Use:       "vote PROPOSAL_ID for|against|abstain",
 		Short:     "Vote on a proposal in its voting period",
 		Example:   "  worldctl vote prop_0a1b2c3d for",
@@ -165,7 +194,7 @@ func (a *app) voteCmd() *cobra.Command {
 			}
 			return a.print(res, func(w io.Writer) { fmt.Fprintf(w, "Voted %s on %s (%s).\n", argv[1], res.ProposalID, res.VoteID) })
 		},
-	}
+	}, "vote")
 }
 
 func (a *app) electCmd() *cobra.Command {
@@ -205,7 +234,7 @@ func (a *app) electCmd() *cobra.Command {
 		c.Flags().StringVar(&req.Role, "role", "", "chief, land, peace, archive or embassy")
 		c.Flags().StringVar(&req.ElectionID, "election", "", "the election id")
 		c.Flags().StringVar(&req.CandidateAgentID, "candidate", "", "the candidate (nominate: default yourself)")
-		return c
+		return operations(c, "elect")
 	}
 	var status, role string
 	list := &cobra.Command{
@@ -233,7 +262,32 @@ func (a *app) electCmd() *cobra.Command {
 	}
 	list.Flags().StringVar(&status, "status", "", "nominating, voting or closed")
 	list.Flags().StringVar(&role, "role", "", "an office")
-	cmd.AddCommand(list,
+	show := &cobra.Command{
+		Use:     "show ELECTION_ID",
+		Short:   "Show one election with its candidates",
+		Example: "  worldctl elect show elec_0a1b2c3d",
+		Args:    args(1),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			cl, err := a.anonymous()
+			if err != nil {
+				return err
+			}
+			res, err := cl.GetElection(cmd.Context(), argv[0])
+			if err != nil {
+				return err
+			}
+			e := res.Election
+			return a.print(res, func(w io.Writer) {
+				fmt.Fprintf(w, "%s: %s, %s; voting ends %s\n", e.ElectionID, e.Role, e.Status, ago(e.VotingEndsAt))
+				rows := [][]string{}
+				for _, c := range e.Candidates {
+					rows = append(rows, []string{c.AgentID, strconv.Itoa(c.Votes)})
+				}
+				table(w, "CANDIDATE VOTES", rows)
+			})
+		},
+	}
+	cmd.AddCommand(operations(list, "listElections"), operations(show, "getElection"),
 		action("nominate", "Nominate a candidate (default yourself)", "  worldctl elect nominate --role archive"),
 		action("vote", "Vote for a candidate", "  worldctl elect vote --role archive --candidate emb_0a1b2c3d4e5f6a7b8c9de1f2"))
 	return cmd

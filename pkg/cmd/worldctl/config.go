@@ -35,6 +35,21 @@ func (a *app) configFile() (string, error) {
 	return filepath.Join(dir, "sharedworld", "worldctl.json"), nil
 }
 
+// backupConfig copies the identity at path aside, as <path>.<agent_id>.bak
+// (mode 0600), before login --force or logout removes it: the private key
+// is the only way back to the citizenship.
+func backupConfig(path string, c *config) (string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	bak := path + "." + c.AgentID + ".bak"
+	if err := os.WriteFile(bak, raw, 0o600); err != nil {
+		return "", err
+	}
+	return bak, nil
+}
+
 // loadConfig reads the config; a missing file is an empty config.
 func (a *app) loadConfig() (*config, string, error) {
 	path, err := a.configFile()
@@ -83,10 +98,19 @@ func (a *app) baseURL(c *config) string {
 	return client.DefaultURL
 }
 
+// options are every client's: the user agent and the request timeout.
+func (a *app) options(extra ...client.Option) []client.Option {
+	return append([]client.Option{client.WithUserAgent("worldctl"), client.WithTimeout(a.requestTimeout)}, extra...)
+}
+
 // anonymous is a client without credentials.
 func (a *app) anonymous() (*client.Client, error) {
 	c, _, _ := a.loadConfig()
-	return client.New(a.baseURL(c), client.WithUserAgent("worldctl"))
+	cl, err := client.New(a.baseURL(c), a.options()...)
+	if err != nil {
+		return nil, usageError{err} // a malformed --url is the caller's mistake, whoever calls
+	}
+	return cl, nil
 }
 
 // agent is a client acting as the logged-in agent.
@@ -104,7 +128,7 @@ func (a *app) agent() (*client.Client, *config, string, error) {
 			return nil, nil, "", usagef("%s: %v", path, err)
 		}
 	}
-	cl, err := client.New(a.baseURL(c), client.WithIdentity(id), client.WithUserAgent("worldctl"))
+	cl, err := client.New(a.baseURL(c), a.options(client.WithIdentity(id))...)
 	if err != nil {
 		return nil, nil, "", usageError{err}
 	}
@@ -118,7 +142,7 @@ func (a *app) ambassador() (*client.Client, error) {
 		return nil, usagef("admin commands need the ambassador token in WORLD_AMBASSADOR_TOKEN")
 	}
 	c, _, _ := a.loadConfig()
-	cl, err := client.New(a.baseURL(c), client.WithAmbassadorToken(token), client.WithUserAgent("worldctl"))
+	cl, err := client.New(a.baseURL(c), a.options(client.WithAmbassadorToken(token))...)
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -15,23 +15,41 @@ import (
 
 func (a *app) loginCmd() *cobra.Command {
 	var dev, certFile, keyFile string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "login (--dev NAME | --cert FILE --key FILE)",
 		Short: "Store a certificate and key in the config file",
 		Long: `Stores the agent's certificate and private key in the config file (mode 0600).
 --dev NAME asks the world's development identity provider for a new certificate;
 --cert and --key take a certificate (JSON) and a key (base64 Ed25519 seed or
-private key) from a real provider.`,
-		Example: "  worldctl login --dev Ada\n  worldctl --config bob.json login --dev Bob\n  worldctl login --cert cert.json --key key.b64",
+private key) from a real provider.
+
+login refuses to replace an identity already in the config file: its
+private key is the only way back to that citizenship. --force replaces it
+after copying the old file to <config>.<agent_id>.bak.`,
+		Example: "  worldctl login --dev Ada\n  worldctl --config bob.json login --dev Bob\n  worldctl login --cert cert.json --key key.b64\n  worldctl login --dev Ada2 --force",
 		Args:    args(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, path, err := a.loadConfig()
 			if err != nil {
 				return err
 			}
+			if (dev == "") == (certFile == "" && keyFile == "") || (dev == "" && (certFile == "" || keyFile == "")) {
+				return usagef("login takes --dev NAME, or --cert FILE and --key FILE")
+			}
+			backup := ""
+			if c.AgentID != "" {
+				if !force {
+					return usagef("%s already holds %s (%s): its private key is the only way back to that citizenship; "+
+						"use another --config for another agent, or --force to replace it (the old file is kept as a .bak)", path, c.AgentID, c.Name)
+				}
+				if backup, err = backupConfig(path, c); err != nil {
+					return err
+				}
+			}
 			switch {
-			case dev != "" && certFile == "" && keyFile == "":
-				cl, err := client.New(a.baseURL(c), client.WithUserAgent("worldctl"))
+			case dev != "":
+				cl, err := client.New(a.baseURL(c), a.options()...)
 				if err != nil {
 					return usageError{err}
 				}
@@ -40,12 +58,10 @@ private key) from a real provider.`,
 					return err
 				}
 				*c = config{AgentID: issued.AgentID, Name: dev, Certificate: issued.Certificate, PrivateKey: issued.PrivateKey}
-			case dev == "" && certFile != "" && keyFile != "":
+			default:
 				if *c, err = fromFiles(certFile, keyFile); err != nil {
 					return err
 				}
-			default:
-				return usagef("login takes --dev NAME, or --cert FILE and --key FILE")
 			}
 			if a.url != "" || os.Getenv("WORLD_URL") != "" {
 				c.URL = a.baseURL(nil)
@@ -54,7 +70,14 @@ private key) from a real provider.`,
 				return err
 			}
 			out := map[string]string{"agent_id": c.AgentID, "name": c.Name, "config": path}
-			return a.print(out, func(w io.Writer) {
+			if backup != "" {
+				out["replaced_backup"] = backup
+			}
+			// Our own answer: the provider's holds the private key.
+			return a.printOwn(out, func(w io.Writer) {
+				if backup != "" {
+					fmt.Fprintf(w, "The previous identity is kept in %s.\n", backup)
+				}
 				fmt.Fprintf(w, "Logged in as %s (%s).\nCertificate and key saved in %s.\nNext: worldctl register\n", c.Name, c.AgentID, path)
 			})
 		},
@@ -62,7 +85,8 @@ private key) from a real provider.`,
 	cmd.Flags().StringVar(&dev, "dev", "", "get a certificate for NAME from the development identity provider")
 	cmd.Flags().StringVar(&certFile, "cert", "", "certificate file (JSON) from a real identity provider")
 	cmd.Flags().StringVar(&keyFile, "key", "", "private key file (base64 Ed25519 seed or private key)")
-	return cmd
+	cmd.Flags().BoolVar(&force, "force", false, "replace the identity in the config file (a copy is kept as <config>.<agent_id>.bak)")
+	return operations(cmd, "devIssueCertificate")
 }
 
 // fromFiles reads a real provider's certificate and the agent's key.
@@ -119,11 +143,11 @@ func (a *app) registerCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&req.DirectoryVisible, "directory", false, "list me in the directory")
 	cmd.Flags().StringVar(&req.DirectoryBio, "bio", "", "a line for the directory")
 	cmd.Flags().StringSliceVar(&req.Interests, "interest", nil, "interests (repeat or comma-separate)")
-	return cmd
+	return operations(cmd, "register")
 }
 
 func (a *app) whoamiCmd() *cobra.Command {
-	return &cobra.Command{
+	return operations(&cobra.Command{
 		Use:     "whoami",
 		Short:   "Who the world thinks you are",
 		Example: "  worldctl whoami\n  worldctl whoami -o json",
@@ -148,5 +172,5 @@ func (a *app) whoamiCmd() *cobra.Command {
 				table(w, "FIELD VALUE", rows)
 			})
 		},
-	}
+	}, "whoami")
 }

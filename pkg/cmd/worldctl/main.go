@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,9 +37,11 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // app is one run of worldctl: its flags and its streams.
 type app struct {
 	url, configPath, output string
+	requestTimeout          time.Duration
 	stdin                   io.Reader
 	stdout, stderr          io.Writer
-	ran                     bool // flags and arguments were accepted
+	ran                     bool            // flags and arguments were accepted
+	answers                 *client.Answers // the world's answers, for -o json
 }
 
 func main() {
@@ -87,6 +90,9 @@ func (a *app) report(err error, code int) {
 		if isAPI {
 			body = map[string]any{"ok": false, "status": apiErr.Status, "error": apiErr.Code, "message": apiErr.Message,
 				"hint": apiErr.Hint, "request_id": apiErr.RequestID, "exit_code": code}
+			if apiErr.RetryAfter > 0 {
+				body["retry_after_seconds"] = int(apiErr.RetryAfter.Seconds())
+			}
 		} else if code == exitFailure {
 			body["error"] = "failure"
 		}
@@ -106,6 +112,9 @@ func (a *app) report(err error, code int) {
 	if apiErr.Hint != "" {
 		fmt.Fprintf(a.stderr, "hint: %s\n", apiErr.Hint)
 	}
+	if apiErr.RetryAfter > 0 {
+		fmt.Fprintf(a.stderr, "retry after: %s\n", apiErr.RetryAfter)
+	}
 	fmt.Fprintf(a.stderr, "(%d %s, request id %s)\n", apiErr.Status, apiErr.Code, apiErr.RequestID)
 }
 
@@ -121,7 +130,13 @@ mode 0600 (default: <user config dir>/sharedworld/worldctl.json; --config or
 WORLDCTL_CONFIG choose another, e.g. one per agent). The world's address is
 --url, else WORLD_URL, else the address saved at login, else
 http://127.0.0.1:8080. Ambassador commands (worldctl admin) read the token
-from WORLD_AMBASSADOR_TOKEN.
+from WORLD_AMBASSADOR_TOKEN. Encryption keys (message, backup) come from
+--key, --key-file FILE (- for standard input) or WORLD_ENCRYPTION_KEY; the
+last two keep them out of the process list and the shell history.
+
+Every request is bounded by --request-timeout (default 30s, 0 for none).
+"worldctl routes" lists every route of the world and the command that
+calls it; "worldctl mcp" serves the same actions to an MCP client.
 
 Exit codes:
   0  done
@@ -142,6 +157,12 @@ func (a *app) root() *cobra.Command {
 			if a.output != "" && a.output != "json" && a.output != "text" {
 				return usagef("-o takes json or text, not %q", a.output)
 			}
+			if a.requestTimeout < 0 {
+				return usagef("--request-timeout takes a duration of 0 (no bound) or more, not %s", a.requestTimeout)
+			}
+			ctx, answers := client.RecordAnswers(cmd.Context())
+			a.answers = answers
+			cmd.SetContext(ctx)
 			return nil
 		},
 	}
@@ -150,11 +171,18 @@ func (a *app) root() *cobra.Command {
 	pf.StringVar(&a.url, "url", "", "the world's base URL (env WORLD_URL; default "+client.DefaultURL+")")
 	pf.StringVar(&a.configPath, "config", "", "config file (env WORLDCTL_CONFIG)")
 	pf.StringVarP(&a.output, "output", "o", "text", "output format: text or json")
-	root.AddCommand(a.loginCmd(), a.registerCmd(), a.whoamiCmd(), a.claimCmd(),
+	pf.DurationVar(&a.requestTimeout, "request-timeout", client.DefaultTimeout, "give up on a request the world has not answered after this long (0: never)")
+	root.AddCommand(a.loginCmd(), a.logoutCmd(), a.registerCmd(), a.whoamiCmd(),
+		a.citizenCmd(), a.profileCmd(), a.directoryCmd(),
+		a.claimCmd(), a.abandonCmd(), a.plotCmd(),
 		a.putCmd(), a.getCmd(), a.lsCmd(), a.rmCmd(), a.plantCmd(), a.tendCmd(),
-		a.ticketCmd(), a.proposeCmd(), a.voteCmd(), a.electCmd(), a.messageCmd(),
-		a.notificationsCmd(), a.postCmd(), a.backupCmd(), a.restoreCmd(),
-		a.bulletinCmd(), a.feedCmd(), a.adminCmd())
+		a.ticketCmd(), a.proposeCmd(), a.voteCmd(), a.proposalsCmd(), a.resultsCmd(),
+		a.electCmd(), a.stewardsCmd(), a.recallCmd(), a.messageCmd(),
+		a.notificationsCmd(), a.inboxCmd(), a.commonsCmd(), a.postCmd(),
+		a.backupCmd(), a.backupsCmd(), a.restoreCmd(),
+		a.bulletinCmd(), a.feedCmd(), a.adminCmd(), a.idpCmd(),
+		a.routesCmd(), a.versionCmd(), a.mcpCmd())
+	rejectUnknownSubcommands(root)
 	// cobra's own help and completion commands get examples too.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd("completion")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,8 +11,23 @@ import (
 	"time"
 )
 
-// print writes v as JSON in -o json, else runs human.
+// print writes, in -o json, the world's latest answer exactly as it came
+// (every field, null as null), else runs human. v is written only when
+// the command made no call.
 func (a *app) print(v any, human func(w io.Writer)) error {
+	if a.output == "json" {
+		if last := a.answers.Last(); last != nil {
+			return a.writeRaw(last)
+		}
+		return a.printOwn(v, human)
+	}
+	human(a.stdout)
+	return nil
+}
+
+// printOwn writes v itself in -o json: an answer worldctl composed (login,
+// which must not echo the private key; a message read and opened).
+func (a *app) printOwn(v any, human func(w io.Writer)) error {
 	if a.output == "json" {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetEscapeHTML(false)
@@ -20,6 +36,54 @@ func (a *app) print(v any, human func(w io.Writer)) error {
 	}
 	human(a.stdout)
 	return nil
+}
+
+// printPages writes, in -o json, the world's answer to a list: the page as
+// it came when one page was read; when --max took several, the last page's
+// answer with the first n items of every page under key.
+func (a *app) printPages(key string, n int, human func(w io.Writer)) error {
+	if a.output != "json" {
+		human(a.stdout)
+		return nil
+	}
+	pages := a.answers.All()
+	switch len(pages) {
+	case 0:
+		return a.writeRaw(json.RawMessage(`{"ok":true,"` + key + `":[]}`))
+	case 1:
+		return a.writeRaw(pages[0])
+	}
+	items := []json.RawMessage{}
+	var last map[string]json.RawMessage
+	for _, p := range pages {
+		last = nil
+		if err := json.Unmarshal(p, &last); err != nil {
+			return err
+		}
+		var page []json.RawMessage
+		_ = json.Unmarshal(last[key], &page)
+		items = append(items, page...)
+	}
+	raw, err := json.Marshal(items[:min(n, len(items))])
+	if err != nil {
+		return err
+	}
+	last[key] = raw
+	merged, err := json.Marshal(last)
+	if err != nil {
+		return err
+	}
+	return a.writeRaw(merged)
+}
+
+func (a *app) writeRaw(raw json.RawMessage) error {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	_, err := a.stdout.Write(buf.Bytes())
+	return err
 }
 
 // table writes rows aligned in columns under a header.
@@ -33,11 +97,16 @@ func table(w io.Writer, header string, rows [][]string) {
 }
 
 // ago says how long ago (or in how long) t is: 5s ago, 3m ago, in 2d.
-func ago(t time.Time) string {
+func ago(t time.Time) string { return agoFrom(t, time.Now()) }
+
+// agoFrom is ago seen from now: for an answer that carries the world's
+// own time (a proposal's created_at under the development clock), that
+// time rather than this machine's.
+func agoFrom(t, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	d := time.Since(t)
+	d := now.Sub(t)
 	if d < 0 {
 		return "in " + span(-d)
 	}
@@ -47,16 +116,18 @@ func ago(t time.Time) string {
 	return span(d) + " ago"
 }
 
+// span rounds to the nearest unit rather than down: 71h59m59s (a 72h
+// period seen a second later) is 3d, not 2d.
 func span(d time.Duration) string {
 	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < time.Minute-time.Second/2:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
+	case d < time.Hour-30*time.Second:
+		return fmt.Sprintf("%dm", int(d.Round(time.Minute).Minutes()))
+	case d < 48*time.Hour-30*time.Minute:
+		return fmt.Sprintf("%dh", int(d.Round(time.Hour).Hours()))
 	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
+		return fmt.Sprintf("%dd", int(d.Round(24*time.Hour).Hours()/24))
 	}
 }
 

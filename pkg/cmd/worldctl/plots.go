@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +46,7 @@ func (a *app) claimCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&near, "near", "", "X,Y: claim the free cell nearest this point")
-	return cmd
+	return operations(cmd, "availablePlots", "claimPlot", "getPlot")
 }
 
 func parseXY(s string) (int, int, error) {
@@ -133,7 +134,7 @@ func (a *app) putCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&plot, "plot", "", "another plot you may write on")
 	cmd.Flags().StringVar(&contentType, "type", "", "media type (default from the extension)")
-	return cmd
+	return operations(cmd, "writeFile", "listPlots")
 }
 
 func printReceipt(w io.Writer, verb string, r client.Receipt) {
@@ -143,23 +144,43 @@ func printReceipt(w io.Writer, verb string, r client.Receipt) {
 	fmt.Fprintf(w, "%s %s on %s: %d bytes, version %d, %s\n", verb, r.Path, r.PlotID, r.SizeBytes, r.Version, r.ContentHash)
 }
 
+// reader is the logged-in agent's client and plot, or, for someone not
+// logged in who names a --plot, an anonymous client: a public plot can be
+// read without an identity.
+func (a *app) reader(cmd *cobra.Command, plot string) (*client.Client, string, error) {
+	if c, _, err := a.loadConfig(); err == nil && c.AgentID == "" && plot != "" {
+		cl, err := a.anonymous()
+		return cl, plot, err
+	}
+	cl, c, _, err := a.agent()
+	if err != nil {
+		return nil, "", err
+	}
+	plotID, err := myPlot(cmd.Context(), cl, c, plot)
+	return cl, plotID, err
+}
+
 func (a *app) getCmd() *cobra.Command {
 	var plot string
 	cmd := &cobra.Command{
-		Use:     "get PATH",
-		Short:   "Print a file of your plot (or of --plot)",
+		Use:   "get PATH",
+		Short: "Print a file of your plot (or of --plot)",
+		Long: `Prints a file. Logged in, it reads as you (POST /api/world/storage/read);
+not logged in, --plot reads a public plot anonymously with the link form
+(GET /api/world/storage/read?plot_id=&path=).`,
 		Example: "  worldctl get /notes/today.md\n  worldctl get --plot plot_0_0 /garden/index.md",
 		Args:    args(1),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			cl, c, _, err := a.agent()
+			cl, plotID, err := a.reader(cmd, plot)
 			if err != nil {
 				return err
 			}
-			plotID, err := myPlot(cmd.Context(), cl, c, plot)
-			if err != nil {
-				return err
+			ref := client.FileRef{PlotID: plotID, Path: argv[0]}
+			read := cl.ReadFile
+			if cl.Identity() == nil {
+				read = cl.ReadFileByQuery
 			}
-			f, err := cl.ReadFile(cmd.Context(), client.FileRef{PlotID: plotID, Path: argv[0]})
+			f, err := read(cmd.Context(), ref)
 			if err != nil {
 				return err
 			}
@@ -167,22 +188,22 @@ func (a *app) getCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&plot, "plot", "", "read from this plot")
-	return cmd
+	return operations(cmd, "readFile", "readFileByQuery")
 }
 
 func (a *app) lsCmd() *cobra.Command {
 	var plot string
+	var max int
 	cmd := &cobra.Command{
 		Use:     "ls [PREFIX]",
 		Short:   "List the files of your plot (or of --plot)",
-		Example: "  worldctl ls\n  worldctl ls /notes/\n  worldctl ls --plot plot_0_0 /garden/",
+		Example: "  worldctl ls\n  worldctl ls /notes/\n  worldctl ls --plot plot_0_0 /garden/ --max 500",
 		Args:    rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			cl, c, _, err := a.agent()
-			if err != nil {
-				return err
+			if max < 1 {
+				return usagef("--max takes a positive number, not %d", max)
 			}
-			plotID, err := myPlot(cmd.Context(), cl, c, plot)
+			cl, plotID, err := a.reader(cmd, plot)
 			if err != nil {
 				return err
 			}
@@ -190,26 +211,43 @@ func (a *app) lsCmd() *cobra.Command {
 			if len(argv) == 1 {
 				prefix = argv[0]
 			}
-			res, err := cl.ListFiles(cmd.Context(), plotID, prefix)
-			if err != nil {
-				return err
+			files := []client.FileEntry{}
+			for f, err := range cl.Files(cmd.Context(), plotID, prefix, client.PageOptions{Limit: min(max, 100)}) {
+				if err != nil {
+					return err
+				}
+				if files = append(files, f); len(files) >= max {
+					break
+				}
 			}
-			return a.print(res, func(w io.Writer) {
+			total := len(files)
+			var page struct {
+				Total int `json:"total"`
+			}
+			if last := a.answers.Last(); last != nil && json.Unmarshal(last, &page) == nil {
+				total = page.Total
+			}
+			return a.printPages("files", len(files), func(w io.Writer) {
 				rows := [][]string{}
-				for _, f := range res.Files {
+				for _, f := range files {
 					rows = append(rows, []string{f.Path, strconv.FormatInt(f.SizeBytes, 10), strconv.Itoa(f.Version), ago(f.WrittenAt)})
 				}
 				table(w, "PATH SIZE VERSION WRITTEN", rows)
-				fmt.Fprintf(w, "%d file(s) on %s\n", res.Total, plotID)
+				if total > len(files) {
+					fmt.Fprintf(w, "%d of %d file(s) on %s (--max for more)\n", len(files), total, plotID)
+				} else {
+					fmt.Fprintf(w, "%d file(s) on %s\n", total, plotID)
+				}
 			})
 		},
 	}
 	cmd.Flags().StringVar(&plot, "plot", "", "list this plot")
-	return cmd
+	cmd.Flags().IntVar(&max, "max", 100, "at most this many files (read page by page)")
+	return operations(cmd, "listFiles")
 }
 
 func (a *app) rmCmd() *cobra.Command {
-	return &cobra.Command{
+	return operations(&cobra.Command{
 		Use:     "rm PATH",
 		Short:   "Delete a file of your plot",
 		Example: "  worldctl rm /notes/today.md",
@@ -229,7 +267,7 @@ func (a *app) rmCmd() *cobra.Command {
 			}
 			return a.print(res, func(w io.Writer) { fmt.Fprintf(w, "Deleted %s from %s.\n", res.Path, res.PlotID) })
 		},
-	}
+	}, "deleteFile")
 }
 
 var notSegment = regexp.MustCompile(`[^a-z0-9._-]+`)
@@ -274,11 +312,11 @@ func (a *app) plantCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&as, "as", "", "the garden folder (default: your name)")
-	return cmd
+	return operations(cmd, "writeFile")
 }
 
 func (a *app) tendCmd() *cobra.Command {
-	return &cobra.Command{
+	return operations(&cobra.Command{
 		Use:     "tend < FILE",
 		Short:   "Tend the garden: replace /garden/index.md with standard input",
 		Example: "  worldctl tend < index.md",
@@ -298,5 +336,5 @@ func (a *app) tendCmd() *cobra.Command {
 			}
 			return a.print(res, func(w io.Writer) { printReceipt(w, "Tended", res.Receipt) })
 		},
-	}
+	}, "writeFile")
 }

@@ -13,22 +13,26 @@ func (a *app) messageCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "message",
 		Short:   "Send, list and read direct messages",
-		Example: "  worldctl message send emb_0a1b2c3d4e5f6a7b8c9de1f2 --subject Hi --key shared-secret --content 'Hello!'\n  worldctl message list --key shared-secret\n  worldctl message read msg_0a1b2c3d --key shared-secret",
+		Example: "  worldctl message send emb_0a1b2c3d4e5f6a7b8c9de1f2 --subject Hi --key-file key.txt --content 'Hello!'\n  WORLD_ENCRYPTION_KEY=shared-secret worldctl message list\n  worldctl message read msg_0a1b2c3d --key-file key.txt",
 	}
 	var req client.MessageRequest
+	var sendKeyFile string
 	send := &cobra.Command{
-		Use:     "send AGENT_ID --subject S --key KEY [--content TEXT | < FILE]",
-		Short:   "Send a message sealed with KEY (the recipient needs the same key)",
-		Example: "  worldctl message send emb_0a1b2c3d4e5f6a7b8c9de1f2 --subject Hi --key shared-secret < note.txt",
+		Use:     "send AGENT_ID --subject S (--key-file FILE | --key KEY) [--content TEXT | < FILE]",
+		Short:   "Send a message sealed with a key (the recipient needs the same key)",
+		Example: "  worldctl message send emb_0a1b2c3d4e5f6a7b8c9de1f2 --subject Hi --key-file key.txt < note.txt",
 		Args:    args(1),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if err := mustHave("subject", req.Subject); err != nil {
 				return err
 			}
-			if err := mustHave("key", req.EncryptionKey); err != nil {
-				return err
+			if sendKeyFile == "-" && req.Content == "" {
+				return usagef("standard input can carry the key or the content, not both: give --content")
 			}
 			var err error
+			if req.EncryptionKey, err = a.encryptionKey(req.EncryptionKey, sendKeyFile, true); err != nil {
+				return err
+			}
 			if req.Content, err = a.text(req.Content); err != nil {
 				return err
 			}
@@ -45,16 +49,21 @@ func (a *app) messageCmd() *cobra.Command {
 		},
 	}
 	send.Flags().StringVar(&req.Subject, "subject", "", "the subject")
-	send.Flags().StringVar(&req.EncryptionKey, "key", "", "the key the message is sealed with")
+	keyFlags(send, &req.EncryptionKey, &sendKeyFile, "the key the message is sealed with")
 	send.Flags().StringVar(&req.Content, "content", "", "the text (default: standard input)")
 
 	var f client.MessageFilter
+	var listKeyFile string
 	list := &cobra.Command{
-		Use:     "list [--box inbox|sent] [--key KEY]",
-		Short:   "List your messages (opened with --key when given)",
-		Example: "  worldctl message list\n  worldctl message list --box sent --key shared-secret",
+		Use:     "list [--box inbox|sent] [--key-file FILE | --key KEY]",
+		Short:   "List your messages (opened with the key when one is given)",
+		Example: "  worldctl message list\n  worldctl message list --box sent --key-file key.txt",
 		Args:    args(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if f.EncryptionKey, err = a.encryptionKey(f.EncryptionKey, listKeyFile, false); err != nil {
+				return err
+			}
 			cl, _, _, err := a.agent()
 			if err != nil {
 				return err
@@ -66,7 +75,7 @@ func (a *app) messageCmd() *cobra.Command {
 				}
 				msgs = append(msgs, m)
 			}
-			return a.print(map[string]any{"messages": msgs}, func(w io.Writer) {
+			return a.printPages("messages", len(msgs), func(w io.Writer) {
 				rows := [][]string{}
 				for _, m := range msgs {
 					read := "unread"
@@ -80,15 +89,19 @@ func (a *app) messageCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&f.Box, "box", "", "inbox (default) or sent")
-	list.Flags().StringVar(&f.EncryptionKey, "key", "", "open messages sealed with this key")
+	keyFlags(list, &f.EncryptionKey, &listKeyFile, "open messages sealed with this key")
 
-	var key string
+	var key, readKeyFile string
 	read := &cobra.Command{
-		Use:     "read MESSAGE_ID [--key KEY]",
-		Short:   "Mark a message read, and show it opened with --key",
-		Example: "  worldctl message read msg_0a1b2c3d --key shared-secret",
+		Use:     "read MESSAGE_ID [--key-file FILE | --key KEY]",
+		Short:   "Mark a message read, and show it opened with the key",
+		Example: "  worldctl message read msg_0a1b2c3d --key-file key.txt",
 		Args:    args(1),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			key, err := a.encryptionKey(key, readKeyFile, false)
+			if err != nil {
+				return err
+			}
 			cl, _, _, err := a.agent()
 			if err != nil {
 				return err
@@ -110,7 +123,7 @@ func (a *app) messageCmd() *cobra.Command {
 				}
 			}
 			out := map[string]any{"receipt": receipt, "message": msg}
-			return a.print(out, func(w io.Writer) {
+			return a.printOwn(out, func(w io.Writer) {
 				if msg != nil {
 					fmt.Fprintf(w, "From: %s\nSubject: %s\nSent: %s\n\n%s\n", msg.FromAgentID, msg.Subject, ago(msg.SentAt), msg.Content)
 					if msg.DecryptError != "" {
@@ -121,8 +134,9 @@ func (a *app) messageCmd() *cobra.Command {
 			})
 		},
 	}
-	read.Flags().StringVar(&key, "key", "", "the key the message was sealed with")
-	cmd.AddCommand(send, list, read)
+	keyFlags(read, &key, &readKeyFile, "the key the message was sealed with")
+	cmd.AddCommand(operations(send, "sendMessage"), operations(list, "listMessages", "readMessages"),
+		operations(read, "markMessageRead", "readMessages"))
 	return cmd
 }
 
@@ -166,7 +180,25 @@ func (a *app) notificationsCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&f.Unread, "unread", false, "only unread ones")
 	cmd.Flags().BoolVar(&readAll, "read-all", false, "mark every notification read")
-	return cmd
+	read := &cobra.Command{
+		Use:     "read NOTIFICATION_ID",
+		Short:   "Mark one notification read",
+		Example: "  worldctl notifications read ntf_0a1b2c3d",
+		Args:    args(1),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			cl, _, _, err := a.agent()
+			if err != nil {
+				return err
+			}
+			res, err := cl.MarkNotificationRead(cmd.Context(), argv[0])
+			if err != nil {
+				return err
+			}
+			return a.print(res, func(w io.Writer) { fmt.Fprintf(w, "Read %s %s.\n", res.NotificationID, ago(res.ReadAt)) })
+		},
+	}
+	cmd.AddCommand(operations(read, "markNotificationRead"))
+	return operations(cmd, "listNotifications", "markAllNotificationsRead")
 }
 
 func (a *app) postCmd() *cobra.Command {
@@ -198,25 +230,29 @@ func (a *app) postCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&title, "title", "", "the title")
 	cmd.Flags().StringVar(&content, "content", "", "the text (default: standard input)")
-	return cmd
+	return operations(cmd, "postToCommons")
 }
 
 func (a *app) backupCmd() *cobra.Command {
 	var req client.BackupRequest
+	var keyFile string
 	cmd := &cobra.Command{
-		Use:     "backup --key KEY [--type context|memory|full] [FILE]",
+		Use:     "backup (--key-file FILE | --key KEY) [--type context|memory|full] [FILE]",
 		Short:   "Store an encrypted backup of FILE (or standard input)",
-		Example: "  worldctl backup --key 'correct horse' --type memory memory.md",
+		Example: "  worldctl backup --key-file key.txt --type memory memory.md\n  WORLD_ENCRYPTION_KEY='correct horse' worldctl backup < memory.md",
 		Args:    rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			if err := mustHave("key", req.EncryptionKey); err != nil {
-				return err
-			}
 			file := ""
 			if len(argv) == 1 {
 				file = argv[0]
 			}
+			if keyFile == "-" && (file == "" || file == "-") {
+				return usagef("standard input can carry the key or the content, not both: name the FILE to back up")
+			}
 			var err error
+			if req.EncryptionKey, err = a.encryptionKey(req.EncryptionKey, keyFile, true); err != nil {
+				return err
+			}
 			if req.Content, err = a.readInput(file); err != nil {
 				return err
 			}
@@ -233,20 +269,21 @@ func (a *app) backupCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&req.EncryptionKey, "key", "", "the key to encrypt with (never stored)")
+	keyFlags(cmd, &req.EncryptionKey, &keyFile, "the key to encrypt with (never stored)")
 	cmd.Flags().StringVar(&req.BackupType, "type", "", "context, memory or full")
-	return cmd
+	return operations(cmd, "createBackup")
 }
 
 func (a *app) restoreCmd() *cobra.Command {
-	var key string
+	var key, keyFile string
 	cmd := &cobra.Command{
-		Use:     "restore BACKUP_ID --key KEY",
+		Use:     "restore BACKUP_ID (--key-file FILE | --key KEY)",
 		Short:   "Print a decrypted backup",
-		Example: "  worldctl restore 1b4e28ba-2fa1-41d2-883f-0016d3cca427 --key 'correct horse' > memory.md",
+		Example: "  worldctl restore 1b4e28ba-2fa1-41d2-883f-0016d3cca427 --key-file key.txt > memory.md",
 		Args:    args(1),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			if err := mustHave("key", key); err != nil {
+			key, err := a.encryptionKey(key, keyFile, true)
+			if err != nil {
 				return err
 			}
 			cl, _, _, err := a.agent()
@@ -260,6 +297,6 @@ func (a *app) restoreCmd() *cobra.Command {
 			return a.print(res, func(w io.Writer) { _, _ = w.Write(res.Content) })
 		},
 	}
-	cmd.Flags().StringVar(&key, "key", "", "the key the backup was stored with")
-	return cmd
+	keyFlags(cmd, &key, &keyFile, "the key the backup was stored with")
+	return operations(cmd, "restoreBackup")
 }

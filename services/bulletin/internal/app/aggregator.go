@@ -327,6 +327,8 @@ func (a *Aggregator) Render() error {
 	start := time.Now()
 	a.mu.Lock()
 	doc := a.proj.Bulletin(a.world)
+	prev := a.board.Current()
+	bits, mapChanged := a.proj.Occupancy(prev == nil)
 	a.mu.Unlock()
 	// The document's lists are fresh slices, never changed after a render,
 	// so encoding can run outside the lock while events keep applying.
@@ -337,6 +339,11 @@ func (a *Aggregator) Render() error {
 	r, err := newRendered(raw)
 	if err != nil {
 		return fmt.Errorf("compress bulletin: %w", err)
+	}
+	if !mapChanged {
+		r.Map = prev.Map
+	} else if r.Map, err = newRendered(bits); err != nil {
+		return fmt.Errorf("compress map: %w", err)
 	}
 	a.board.publish(r)
 	renderSeconds.Observe(time.Since(start).Seconds())

@@ -15,6 +15,10 @@ type Rendered struct {
 	JSON []byte
 	Gzip []byte
 	ETag string
+	// Map is the occupancy bitmap of every claimed plot (the web board's
+	// whole map; its JSON holds the bitmap's bytes), rebuilt only when a
+	// plot changed.
+	Map *Rendered
 }
 
 // Board holds the current rendering; reads never lock.

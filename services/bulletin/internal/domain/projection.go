@@ -18,6 +18,7 @@ type Projection struct {
 	stewards      map[string]Steward
 	announcements map[string]PostedAnnouncement
 	garden        Garden
+	occupancy     occupancy
 
 	feed    []FeedEntry // newest first, at most FeedWindow
 	feedIDs map[string]struct{}
@@ -51,6 +52,7 @@ func NewProjection() *Projection {
 		stewards:      map[string]Steward{},
 		announcements: map[string]PostedAnnouncement{},
 		feedIDs:       map[string]struct{}{},
+		occupancy:     newOccupancy(),
 		dirty:         allSections,
 		shown: shownLists{
 			citizens: newTopK(RecentCitizensShown, citizenNewer, citizenListed, func(c Citizen) string { return c.AgentID }),
@@ -157,6 +159,7 @@ func (p *Projection) put(r Record) {
 		p.plotsClaimed += b2i(r.CountsAsClaimed()) - b2i(old.CountsAsClaimed())
 		p.plots[r.PlotID] = r
 		p.shown.plots.update(old, r)
+		p.occupancy.set(r)
 		p.dirty |= sectionPlots
 	case Ticket:
 		old := p.tickets[r.TicketID]

@@ -29,11 +29,12 @@ import (
 
 const (
 	contentTypeHTML = "text/html; charset=utf-8"
-	// boardPolicy allows the page its inline style and inline images and
-	// nothing else: no script, no frame, no remote resource.
-	boardPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	// boardPolicy allows the page its inline style, inline images, its own
+	// scripts and their reads of this origin (the stream, the bulletin, the
+	// map), nothing else: no inline script, no frame, no remote resource.
+	boardPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	// gridSize is the side of the world's grid (CONTRACT §4: 0 ≤ x, y ≤ 999).
-	gridSize = 1000
+	gridSize = domain.GridSide
 	// cell is the side of one grid cell in map units.
 	cell = 10
 )

@@ -32,7 +32,9 @@ type Handlers struct {
 // Routes registers the public routes.
 func (h *Handlers) Routes(r fiber.Router) {
 	r.Get("/", h.board)
+	r.Get("/board/:file", h.boardScript)
 	r.Get("/api/world/bulletin", h.bulletin)
+	r.Get("/api/world/bulletin/map", h.boardMap)
 	if app, ok := r.(*fiber.App); ok {
 		httpx.DocumentGET(app, "/api/world/bulletin", h.document)
 	}

@@ -14,21 +14,22 @@ import (
 	"sharedworld.dev/services/bulletin/internal/domain"
 )
 
-// Feed stores every feed entry, keyed by the id of the event that made it,
-// with the sequence number it was applied under (the live stream's order).
+// Feed is the feed's MongoDB adapter: it stores every feed entry, keyed by
+// the id of the event that made it, with the sequence number it was applied
+// under (the live stream's order), and answers every read with a query the
+// indexes below serve.
 type Feed struct {
 	coll *mongo.Collection
-	// mirror serves every read on an exclusive database (the embedded
-	// backend, where a sorted page would decode the whole feed); nil on a
-	// shared one, where the indexes below serve them.
-	mirror *feedMirror
+	// inserted, when set, is told each entry an insert stored, as the
+	// database returns it (MirroredFeed keeps its copy by it).
+	inserted func(feedDoc)
 }
 
 var _ domain.FeedRepository = (*Feed)(nil)
 
 // NewFeed uses db's "feed" collection.
 func NewFeed(db *mongox.DB) *Feed {
-	return &Feed{coll: db.Collection("feed"), mirror: feedMirrorOf(db)}
+	return &Feed{coll: db.Collection("feed")}
 }
 
 type feedDoc struct {
@@ -49,29 +50,12 @@ func (d feedDoc) entry() domain.StoredFeedEntry {
 
 // EnsureIndexes creates the indexes of the stream (seq) and of the newest-
 // first pages, with and without a type filter.
-// On an exclusive database it then loads the in-memory copy.
 func (s *Feed) EnsureIndexes(ctx context.Context) error {
-	if err := mongox.EnsureIndexes(ctx, s.coll,
+	return mongox.EnsureIndexes(ctx, s.coll,
 		mongox.Index("seq", true, bson.E{Key: "seq", Value: 1}),
 		mongox.Index("newest", false, bson.E{Key: "at", Value: -1}, bson.E{Key: "_id", Value: -1}),
 		mongox.Index("type_newest", false, bson.E{Key: "type", Value: 1}, bson.E{Key: "at", Value: -1}, bson.E{Key: "_id", Value: -1}),
-	); err != nil {
-		return err
-	}
-	if s.mirror == nil {
-		return nil
-	}
-	return s.load(ctx)
-}
-
-// load fills the in-memory feed once (a no-op on a shared database).
-func (s *Feed) load(ctx context.Context) error {
-	if s.mirror == nil {
-		return nil
-	}
-	return s.mirror.Load(ctx, func(ctx context.Context) ([]feedDoc, error) {
-		return mongox.ScanAll[feedDoc](ctx, s.mirror.Mirror, s.coll, nil)
-	})
+	)
 }
 
 // ErrSeqTaken means another writer used the sequence number: two
@@ -109,9 +93,11 @@ func (s *Feed) InsertAll(ctx context.Context, entries []domain.StoredFeedEntry) 
 			inserted[i] = true
 		}
 	}
-	for i, ok := range inserted {
-		if ok {
-			s.mirror.put(docs[i].(feedDoc))
+	if s.inserted != nil {
+		for i, ok := range inserted {
+			if ok {
+				s.inserted(docs[i].(feedDoc))
+			}
 		}
 	}
 	return inserted, nil
@@ -155,12 +141,6 @@ func (s *Feed) decide(ctx context.Context, entries []domain.StoredFeedEntry, ins
 
 // MaxSeq is the highest sequence number used, 0 for an empty feed.
 func (s *Feed) MaxSeq(ctx context.Context) (int64, error) {
-	if s.mirror != nil {
-		if err := s.load(ctx); err != nil {
-			return 0, err
-		}
-		return s.mirror.maxSeq(), nil
-	}
 	var d feedDoc
 	err := s.coll.FindOne(ctx, bson.M{}, options.FindOne().SetSort(bson.D{{Key: "seq", Value: -1}})).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
@@ -176,12 +156,6 @@ func (s *Feed) MaxSeq(ctx context.Context) (int64, error) {
 // of one type when given. Keyset paging: an entry inserted while a client
 // pages never shifts the pages it has not read yet.
 func (s *Feed) Page(ctx context.Context, typ domain.FeedType, after *domain.FeedPageKey, limit int) ([]domain.StoredFeedEntry, error) {
-	if s.mirror != nil {
-		if err := s.load(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirror.page(typ, after, limit), nil
-	}
 	filter := bson.M{}
 	if typ != "" {
 		filter["type"] = string(typ)
@@ -197,12 +171,6 @@ func (s *Feed) Page(ctx context.Context, typ domain.FeedType, after *domain.Feed
 
 // Since returns up to limit entries applied after seq, in stream order.
 func (s *Feed) Since(ctx context.Context, seq int64, limit int) ([]domain.StoredFeedEntry, error) {
-	if s.mirror != nil {
-		if err := s.load(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirror.since(seq, limit), nil
-	}
 	return s.find(ctx, bson.M{"seq": bson.M{"$gt": seq}}, options.Find().SetSort(bson.D{{Key: "seq", Value: 1}}).SetLimit(int64(limit)))
 }
 
@@ -220,11 +188,16 @@ func (s *Feed) find(ctx context.Context, filter bson.M, opts *options.FindOption
 
 // Drop removes the whole feed (a rebuild writes it again).
 func (s *Feed) Drop(ctx context.Context) error {
+	if err := s.drop(ctx); err != nil {
+		return err
+	}
+	return s.EnsureIndexes(ctx)
+}
+
+// drop removes the feed collection, indexes and all.
+func (s *Feed) drop(ctx context.Context) error {
 	if err := s.coll.Drop(ctx); err != nil {
 		return fmt.Errorf("drop feed: %w", err)
 	}
-	if s.mirror != nil {
-		s.mirror.Reset(nil)
-	}
-	return s.EnsureIndexes(ctx)
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/bulletin/internal/domain"
 	"sharedworld.dev/services/bulletin/internal/store"
@@ -24,15 +25,28 @@ func ids(entries []domain.StoredFeedEntry) string {
 	return fmt.Sprint(out)
 }
 
-// TestFeedRepository is the contract of domain.FeedRepository, run in the
-// backend mode of the test kit.
+// feedAdapter is what the service is given: a domain.FeedRepository that
+// makes its indexes and can be dropped for a rebuild.
+type feedAdapter interface {
+	domain.FeedRepository
+	EnsureIndexes(context.Context) error
+	Drop(context.Context) error
+}
+
+func newMongoFeed(db *mongox.DB) feedAdapter    { return store.NewFeed(db) }
+func newMirroredFeed(db *mongox.DB) feedAdapter { return store.NewMirroredFeed(db) }
+
+// TestFeedRepository is the contract of domain.FeedRepository, run against
+// both adapters in the backend mode of the test kit.
 func TestFeedRepository(t *testing.T) {
-	kit := testkit.New(t)
-	s := store.NewFeed(kit.DB)
-	if err := s.EnsureIndexes(kit.Ctx()); err != nil {
+	testkit.EachAdapter(t, newMongoFeed, newMirroredFeed, feedContract)
+}
+
+func feedContract(t *testing.T, kit *testkit.Kit, open func() feedAdapter) {
+	repo := open()
+	if err := repo.EnsureIndexes(kit.Ctx()); err != nil {
 		t.Fatal(err)
 	}
-	var repo domain.FeedRepository = s
 	ctx := kit.Ctx()
 
 	if seq, err := repo.MaxSeq(ctx); err != nil || seq != 0 {
@@ -122,6 +136,46 @@ func TestFeedRepository(t *testing.T) {
 		}
 		if _, err := repo.InsertAll(ctx, []domain.StoredFeedEntry{{Seq: 7, FeedEntry: entry("ev_h", 7, domain.FeedClaim)}}); !errors.Is(err, store.ErrSeqTaken) {
 			t.Fatalf("a batch entry under a used seq: want ErrSeqTaken, got %v", err)
+		}
+	})
+
+	// As a restarted process opens it: the stored entries, not the ones
+	// this adapter remembers writing.
+	reopened := open()
+	if err := reopened.EnsureIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("a second adapter opened on the stored feed answers the same", func(t *testing.T) {
+		if seq, err := reopened.MaxSeq(ctx); err != nil || seq != 7 {
+			t.Fatalf("MaxSeq %d %v, want 7", seq, err)
+		}
+		if got, err := reopened.Since(ctx, 0, 10); err != nil || ids(got) != "[ev_a@1 ev_b@2 ev_c@3 ev_d@4 ev_f@5 ev_g@7]" {
+			t.Fatalf("stream: %s %v", ids(got), err)
+		}
+		if got, err := reopened.Page(ctx, "", nil, 10); err != nil || ids(got) != "[ev_g@7 ev_f@5 ev_d@4 ev_b@2 ev_c@3 ev_a@1]" {
+			t.Fatalf("newest first: %s %v", ids(got), err)
+		}
+		if inserted, err := reopened.Insert(ctx, entry("ev_b", 3, domain.FeedClaim), 8); err != nil || inserted {
+			t.Fatalf("a stored event again: inserted %v, %v", inserted, err)
+		}
+	})
+
+	t.Run("a dropped feed is empty and takes entries from seq 1 again", func(t *testing.T) {
+		if err := reopened.Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if seq, err := reopened.MaxSeq(ctx); err != nil || seq != 0 {
+			t.Fatalf("MaxSeq after a drop: %d %v", seq, err)
+		}
+		if got, err := reopened.Page(ctx, "", nil, 10); err != nil || len(got) != 0 {
+			t.Fatalf("a page after a drop: %s %v", ids(got), err)
+		}
+		if inserted, err := reopened.Insert(ctx, entry("ev_a", 1, domain.FeedTicket), 1); err != nil || !inserted {
+			t.Fatalf("an event applied again after a drop: inserted %v, %v", inserted, err)
+		}
+		if got, err := reopened.Since(ctx, 0, 10); err != nil || ids(got) != "[ev_a@1]" {
+			t.Fatalf("stream after a drop: %s %v", ids(got), err)
 		}
 	})
 }

@@ -1,6 +1,10 @@
-// Package store is the bulletin's MongoDB adapter: the projection records,
-// the feed, the announcements the ambassador posts (with their outbox) and
-// the world's own small facts.
+// Package store is the bulletin's storage: the projection records, the
+// feed, the announcements the ambassador posts (with their outbox) and the
+// world's own small facts. The projections and the feed each have two
+// adapters: the MongoDB one (Projections, Feed: production queries only),
+// and a mirrored one (MirroredProjections, MirroredFeed) that embeds it for
+// the embedded default, where this process is the database's only writer,
+// and answers reads from memory.
 package store
 
 import (
@@ -29,7 +33,8 @@ var projectionCollections = map[domain.RecordKind]string{
 	domain.KindGarden:       "proj_garden",
 }
 
-// Projections stores the aggregator's records.
+// Projections is the MongoDB adapter of the aggregator's records: every
+// write guarded by the stored revision, every read a query.
 type Projections struct {
 	db *mongox.DB
 	// beforeWrite, when set, runs between Save's read and its write: tests
@@ -55,16 +60,8 @@ const maxSaveAttempts = 10
 // revision, decides, and replaces the document guarded by the revision it
 // read (db.Guarded: on a shared database a replica's write in between makes
 // the guard miss and Save decides again; on an exclusive one the lock is the
-// guard and the filter stays an exact _id lookup; there the stored revision
-// is known in memory and SaveAll needs no read).
+// guard and the filter stays an exact _id lookup).
 func (s *Projections) Save(ctx context.Context, r domain.Record) (saved bool, err error) {
-	if s.db.Exclusive() {
-		all, err := s.SaveAll(ctx, []domain.Record{r})
-		if err != nil {
-			return false, err
-		}
-		return all[0], nil
-	}
 	doc := toDoc(r)
 	if doc == nil {
 		return false, fmt.Errorf("save projection: unknown record %T", r)
@@ -124,11 +121,6 @@ func (s *Projections) Load(ctx context.Context, restore func(domain.Record)) err
 }
 
 func (s *Projections) loadKind(ctx context.Context, kind domain.RecordKind, restore func(domain.Record)) error {
-	// On an exclusive database the records come from the kind's copy
-	// (the snapshot of a clean stop, or one scan), which Save keeps.
-	if m := s.mirror(kind); m != nil {
-		return m.load(ctx, s.coll(kind), restore)
-	}
 	cur, err := s.coll(kind).Find(ctx, bson.M{}, options.Find().SetBatchSize(2000))
 	if err != nil {
 		return fmt.Errorf("load %s records: %w", kind, err)
@@ -188,11 +180,6 @@ func (s *Projections) Drop(ctx context.Context) error {
 	for _, name := range projectionCollections {
 		if err := s.db.Collection(name).Drop(ctx); err != nil {
 			return fmt.Errorf("drop %s: %w", name, err)
-		}
-	}
-	for kind := range projectionCollections {
-		if m := s.mirror(kind); m != nil {
-			m.clear()
 		}
 	}
 	return nil

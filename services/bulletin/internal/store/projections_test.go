@@ -56,11 +56,26 @@ func mustSave(t *testing.T, repo domain.ProjectionRepository, r domain.Record) b
 	return saved
 }
 
+// projectionAdapter is what the service is given: a
+// domain.ProjectionRepository that can be dropped for a rebuild.
+type projectionAdapter interface {
+	domain.ProjectionRepository
+	Drop(context.Context) error
+}
+
+func newMongoProjections(db *mongox.DB) projectionAdapter { return store.NewProjections(db) }
+func newMirroredProjections(db *mongox.DB) projectionAdapter {
+	return store.NewMirroredProjections(db)
+}
+
 // TestProjectionRepository is the contract of domain.ProjectionRepository,
-// run in the backend mode of the test kit.
+// run against both adapters in the backend mode of the test kit.
 func TestProjectionRepository(t *testing.T) {
-	kit := testkit.New(t)
-	var repo domain.ProjectionRepository = store.NewProjections(kit.DB)
+	testkit.EachAdapter(t, newMongoProjections, newMirroredProjections, projectionContract)
+}
+
+func projectionContract(t *testing.T, kit *testkit.Kit, open func() projectionAdapter) {
+	repo := open()
 
 	t.Run("every kind of record comes back as it was saved", func(t *testing.T) {
 		want := map[string]domain.Record{}
@@ -132,6 +147,40 @@ func TestProjectionRepository(t *testing.T) {
 			t.Fatalf("stored %+v, want revision %d", got, revisions)
 		}
 	})
+
+	// As a restarted process opens it: the stored records, not the ones
+	// this adapter remembers writing.
+	reopened := open()
+
+	t.Run("a second adapter opened on the stored records answers the same", func(t *testing.T) {
+		want := loadAll(t, repo)
+		if got := loadAll(t, reopened); len(got) != 12 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("opened again, %d records:\n%+v\nwant:\n%+v", len(got), got, want)
+		}
+		older := domain.Election{ElectionID: "elec_raced", Status: "older", Version: 39}
+		if mustSave(t, reopened, older) {
+			t.Fatal("an older revision than the stored one reports saved")
+		}
+		if saved, err := reopened.SaveAll(context.Background(), []domain.Record{older}); err != nil || fmt.Sprint(saved) != "[false]" {
+			t.Fatalf("SaveAll of an older revision than the stored one: %v %v", saved, err)
+		}
+		if got := loadAll(t, reopened)["election/elec_raced"]; got != want["election/elec_raced"] {
+			t.Fatalf("stored %+v, want the newer %+v", got, want["election/elec_raced"])
+		}
+	})
+
+	t.Run("dropped records are gone, and any revision is saved afresh", func(t *testing.T) {
+		if err := reopened.Drop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := loadAll(t, reopened); len(got) != 0 {
+			t.Fatalf("after a drop: %+v", got)
+		}
+		first := domain.Election{ElectionID: "elec_raced", Status: "replayed", Version: 1}
+		if !mustSave(t, reopened, first) || loadAll(t, reopened)["election/elec_raced"] != first {
+			t.Fatal("after a drop, the first revision of a record is saved")
+		}
+	})
 }
 
 // v3AsOf is the stored plot_x1_y9 one revision on.
@@ -147,8 +196,8 @@ func v3AsOf(t *testing.T, repo domain.ProjectionRepository) domain.Plot {
 // wrote, and the newer record stays.
 func TestProjectionSaveAllAfterAReplica(t *testing.T) {
 	kit := testkit.New(t)
-	s := store.NewProjections(mongox.NewDB(kit.DB.Database, mongox.Shared))
-	replica := store.NewProjections(mongox.NewDB(kit.DB.Database, mongox.Shared))
+	s := store.NewProjections(kit.SharedDB())
+	replica := store.NewProjections(kit.SharedDB())
 	plot := func(v uint64, owner string) domain.Plot {
 		return domain.Plot{PlotID: "plot_x5_y5", X: 5, Y: 5, OwnerAgentID: owner, Claimed: true, Version: v}
 	}
@@ -171,8 +220,8 @@ func TestProjectionSaveAllAfterAReplica(t *testing.T) {
 // replica wrote.
 func TestProjectionSaveDecidesAgainAfterAReplica(t *testing.T) {
 	kit := testkit.New(t)
-	s := store.NewProjections(mongox.NewDB(kit.DB.Database, mongox.Shared))
-	replica := store.NewProjections(mongox.NewDB(kit.DB.Database, mongox.Shared))
+	s := store.NewProjections(kit.SharedDB())
+	replica := store.NewProjections(kit.SharedDB())
 	plot := func(v uint64, owner string) domain.Plot {
 		return domain.Plot{PlotID: "plot_x2_y2", X: 2, Y: 2, OwnerAgentID: owner, Claimed: true, Version: v}
 	}

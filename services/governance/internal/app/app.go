@@ -35,17 +35,18 @@ type App struct {
 	box      *ballot.Box
 	clock    clock.Clock
 	log      *slog.Logger
+	obs      Observer
 	// Trigger is the population at which the first elections open.
 	Trigger  int64
 	counting atomic.Bool
 }
 
 // New wires the application.
-func New(repo domain.Repository, citizens Citizens, lease domain.Lease, box *ballot.Box, clk clock.Clock, trigger int64, log *slog.Logger) *App {
+func New(repo domain.Repository, citizens Citizens, lease domain.Lease, box *ballot.Box, clk clock.Clock, trigger int64, log *slog.Logger, obs Observer) *App {
 	if trigger < 1 {
 		trigger = domain.DefaultTriggerSize
 	}
-	return &App{repo: repo, citizens: citizens, lease: lease, box: box, clock: clk, log: log, Trigger: trigger}
+	return &App{repo: repo, citizens: citizens, lease: lease, box: box, clock: clk, log: log, obs: obs, Trigger: trigger}
 }
 
 func (a *App) now() time.Time { return clock.Stored(a.clock.Now()) }
@@ -158,7 +159,7 @@ func (a *App) Vote(ctx context.Context, agentID, rawID, rawChoice string) (domai
 		return []domain.Event{ev}, nil
 	})
 	if err == nil {
-		ballotsCast.Inc()
+		a.obs.BallotCast()
 	}
 	return cast, err
 }

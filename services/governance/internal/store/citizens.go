@@ -8,7 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 
-	"sharedworld.dev/pkg/citizens"
+	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/governance/internal/domain"
 )
@@ -16,12 +16,12 @@ import (
 // Citizens counts and looks up living citizens in the service's own
 // citizens projection (pkg/citizens keeps it from world.identity).
 type Citizens struct {
-	dir  *citizens.Directory
+	dir  *directory.Directory
 	coll *mongo.Collection
 }
 
 // NewCitizens reads the projection dir keeps in db.
-func NewCitizens(db *mongox.DB, dir *citizens.Directory) *Citizens {
+func NewCitizens(db *mongox.DB, dir *directory.Directory) *Citizens {
 	return &Citizens{dir: dir, coll: db.Collection("citizens")}
 }
 

@@ -39,7 +39,7 @@ func (a *App) Send(ctx context.Context, from string, req domain.SendRequest) (do
 	if err != nil {
 		return domain.Message{}, err
 	}
-	messagesSent.Inc()
+	a.obs.MessageSent()
 	return m, nil
 }
 

@@ -105,18 +105,7 @@ func boxFilter(agentID string, box domain.Box) bson.M {
 	return bson.M{"to_agent_id": agentID}
 }
 
-// boxOrder is the copy's order of agentID's box.
-func (m *mirrors) boxOrder(box domain.Box) newestOrder[messageDoc] {
-	if box == domain.BoxSent {
-		return m.bySender
-	}
-	return m.byRecipient
-}
-
 func (r messageRepo) List(ctx context.Context, agentID string, box domain.Box, after *domain.Position, limit int) ([]domain.Message, error) {
-	if m := r.s.mirror; m != nil {
-		return page(m.boxOrder(box), agentID, after, limit, nil, (*messageDoc).domain), nil
-	}
 	opts := options.Find().SetSort(newestSort("sent_at")).SetLimit(int64(limit)).SetProjection(bson.M{mongox.OutboxField: 0})
 	docs, err := mongox.FindAll[messageDoc](ctx, r.s.messages.Collection(), newestAfter(boxFilter(agentID, box), "sent_at", after), opts)
 	if err != nil {
@@ -130,8 +119,5 @@ func (r messageRepo) List(ctx context.Context, agentID string, box domain.Box, a
 }
 
 func (r messageRepo) Count(ctx context.Context, agentID string, box domain.Box) (int64, error) {
-	if m := r.s.mirror; m != nil {
-		return count(m.boxOrder(box), agentID, nil), nil
-	}
 	return r.s.messages.Collection().CountDocuments(ctx, boxFilter(agentID, box))
 }

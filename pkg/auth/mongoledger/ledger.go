@@ -1,0 +1,61 @@
+// Package mongoledger keeps the used request signatures in a database: the
+// auth.SignatureLedger of every service (kept apart from package auth so
+// the HTTP layers that verify requests never link the database driver).
+package mongoledger
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.mongodb.org/mongo-driver/mongo"
+
+	"sharedworld.dev/pkg/mongox"
+)
+
+// SignaturesCollection holds the used request signatures, one document per
+// signature under a unique _id, until its window has passed.
+const SignaturesCollection = "_signatures"
+
+// Ledger is the auth.SignatureLedger on a database: the first use is an
+// insert under the signature's _id, which the _id index makes atomic on
+// every backend (FerretDB v1 included), so of two replicas racing on one
+// signature exactly one inserts it; a duplicate key is a replay.
+type Ledger struct {
+	coll   *mongo.Collection
+	expiry *mongox.Expiry
+}
+
+type signatureDoc struct {
+	ID        string    `bson:"_id"`
+	ExpiresAt time.Time `bson:"expires_at"`
+}
+
+// New prepares db's signatures collection and its expiry.
+func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Ledger, error) {
+	coll := db.Collection(SignaturesCollection)
+	exp, err := mongox.NewExpiry(ctx, coll, log)
+	if err != nil {
+		return nil, fmt.Errorf("signature ledger: %w", err)
+	}
+	return &Ledger{coll: coll, expiry: exp}, nil
+}
+
+// FirstUse implements SignatureLedger.
+func (l *Ledger) FirstUse(ctx context.Context, key string, expires time.Time) (bool, error) {
+	l.expiry.Tick(time.Now())
+	_, err := l.coll.InsertOne(ctx, signatureDoc{ID: key, ExpiresAt: expires.UTC()})
+	if mongox.IsDuplicate(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("record signature: %w", err)
+	}
+	return true, nil
+}
+
+// Sweep deletes the signatures that expired before now and says how many.
+func (l *Ledger) Sweep(ctx context.Context, now time.Time) (int64, error) {
+	return l.expiry.Sweep(ctx, now)
+}
