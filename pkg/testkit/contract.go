@@ -138,7 +138,7 @@ func contractMismatch(method, target string, status int, header http.Header, bod
 	}
 	req, err := http.NewRequest(method, target, nil)
 	if err != nil {
-		return nil // nothing a client could send: no route of the document
+		return fmt.Errorf("the request target is not a URL: %w", err)
 	}
 	route, params, err := c.router.FindRoute(req)
 	if err != nil {
