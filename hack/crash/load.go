@@ -162,7 +162,7 @@ func (l *Load) take(ctx context.Context, base string, c *citizen) (kind string, 
 			"category": "bug", "title": fmt.Sprintf("%s ticket %d", c.name, n), "description": "Filed while the world was being killed."})
 	} else {
 		path := fmt.Sprintf("/garden/%s/item%d.md", c.name, n)
-		status, body, err = post(ctx, base, "/api/world/storage/write", c.id, map[string]any{
+		status, _, err = post(ctx, base, "/api/world/storage/write", c.id, map[string]any{
 			"plot_id": "plot_0_0", "path": path, "content": base64.StdEncoding.EncodeToString([]byte("grown by " + c.name))})
 		body = map[string]any{"path": path}
 	}

@@ -112,7 +112,7 @@ func (s *Service) apply(ctx context.Context, e events.Event) error {
 	}
 	msg, err := e.Decode()
 	if err != nil {
-		return fmt.Errorf("%w: %v", events.ErrPermanent, err)
+		return fmt.Errorf("%w: %w", events.ErrPermanent, err)
 	}
 	eff := messages.Translate(msg)
 	switch {
