@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"sharedworld.dev/hack/world"
+	"sharedworld.dev/pkg/testkit"
 )
 
 type client struct {
@@ -29,7 +30,7 @@ func (c client) do(method, path string, body any, headers map[string]string) (in
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testkit.ContractClient(c.t).Do(req)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -57,7 +58,7 @@ func (c client) raw(method, path, body string, headers map[string]string) (int, 
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testkit.ContractClient(c.t).Do(req)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -181,7 +182,12 @@ func TestDevClockIsBoundedAndKept(t *testing.T) {
 	if s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "1000h"}, admin); s != 400 {
 		t.Fatalf("the bound is on the total offset: %d %v", s, b)
 	}
-	s, b := c.do("POST", "/api/admin/clock", map[string]any{}, admin)
+	for _, body := range []any{map[string]any{}, map[string]any{"advance": nil}, map[string]any{"advanse": "1h"}} {
+		if s, b := c.do("POST", "/api/admin/clock", body, admin); s != 400 || b["error"] != "invalid_request" || b["hint"] == nil {
+			t.Fatalf("§10 a clock request without advance %v: want 400 invalid_request with a hint, got %d %v", body, s, b)
+		}
+	}
+	s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "0s"}, admin)
 	ahead, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(b["now"]))
 	if s != 200 || time.Until(ahead) < 86999*time.Hour {
 		t.Fatalf("now: %d %v", s, b)

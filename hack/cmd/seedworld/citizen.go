@@ -36,17 +36,14 @@ func (s *seeder) citizen(ctx context.Context, i int) (*citizen, error) {
 	if _, err := s.call(ctx, http.MethodPost, "/api/world/register", c.api, map[string]any{"name": name}, http.StatusCreated); err != nil {
 		return nil, err
 	}
-	role := "tinkerer"
-	if i%10 == 0 {
-		role = "gardener" // one in ten answers ?search=gardener
-	}
-	profile := map[string]any{"directory_visible": true, "bio": "seeded", "directory_bio": fmt.Sprintf("A %s of the seeded world, number %d.", role, i),
+	profile := map[string]any{"directory_visible": true, "bio": "seeded", "directory_bio": s.layout.bio(i),
 		"interests": []string{interests[i%len(interests)], interests[(i/len(interests))%len(interests)]}}
 	if _, err := s.call(ctx, http.MethodPut, "/api/world/profile", c.api, profile, http.StatusOK); err != nil {
 		return nil, err
 	}
-	// Cells fill row by row from y = 1, clear of the commons at (0, 0).
-	plot, err := s.call(ctx, http.MethodPost, "/api/world/plots/claim", c.api, map[string]any{"x": i % 1000, "y": 1 + i/1000}, http.StatusCreated)
+	// Every layout keeps clear of the commons at (0, 0).
+	x, y := s.layout.cell(i)
+	plot, err := s.call(ctx, http.MethodPost, "/api/world/plots/claim", c.api, map[string]any{"x": x, "y": y}, http.StatusCreated)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/governance/internal/ballot"
@@ -137,7 +138,8 @@ func ptr[T any](v T) *T { return &v }
 
 // Vote casts a citizen's ballot. The choice is sealed before the write
 // and only moves the counters; nothing logs it.
-func (a *App) Vote(ctx context.Context, agentID, rawID, rawChoice string) (domain.VoteCast, error) {
+func (a *App) Vote(ctx context.Context, voter citizens.Citizen, rawID, rawChoice string) (domain.VoteCast, error) {
+	agentID := voter.AgentID
 	choice, err := domain.ParseChoice(rawChoice)
 	if err != nil {
 		return domain.VoteCast{}, err
@@ -151,7 +153,7 @@ func (a *App) Vote(ctx context.Context, agentID, rawID, rawChoice string) (domai
 	b.Sealed = a.box.Seal(string(choice), id, agentID, b.VoteID)
 	var cast domain.VoteCast
 	_, err = a.repo.ChangeProposal(ctx, id, func(p *domain.Proposal) ([]domain.Event, error) {
-		ev, err := p.Cast(b, choice)
+		ev, err := p.Cast(b, choice, voter.RegisteredAt)
 		if err != nil {
 			return nil, err
 		}

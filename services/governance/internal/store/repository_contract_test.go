@@ -45,7 +45,7 @@ func propose(t *testing.T, repo domain.Repository, by string, typ domain.Proposa
 
 func cast(voter string, c domain.Choice) func(*domain.Proposal) ([]domain.Event, error) {
 	return func(p *domain.Proposal) ([]domain.Event, error) {
-		ev, err := p.Cast(domain.Ballot{Voter: voter, VoteID: domain.NewVoteID(), Sealed: []byte{1}, CastAt: at}, c)
+		ev, err := p.Cast(domain.Ballot{Voter: voter, VoteID: domain.NewVoteID(), Sealed: []byte{1}, CastAt: at}, c, time.Time{})
 		if err != nil {
 			return nil, err
 		}

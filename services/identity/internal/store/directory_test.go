@@ -28,7 +28,10 @@ import (
 // pending claims and every read by id with what the stored citizens make
 // (computed here, by brute force, from the documents as stored): through
 // the adapter that wrote them and through a second one opened on the
-// stored citizens, as a restart opens them.
+// stored citizens, as a restart opens them. Terms shared by a third, a
+// half and every listed citizen are searched while citizens register,
+// change and are seen, so that the searches the mirrored adapter keeps
+// answered are kept through those writes.
 func TestDirectoryContract(t *testing.T) {
 	testkit.EachAdapter(t, newMongo, newMirrored, testDirectory)
 }
@@ -39,10 +42,32 @@ func testDirectory(t *testing.T, kit *testkit.Kit, open func() adapter) {
 	names := []string{"Gardener", "gardenia", "KELVIN", "Straße", "ÄRGER", "ärger", "Ivy", "K\u212Aate", "", "Stream"}
 	bios := []string{"I tend the garden.", "Maps and music", "", "STRASSE", "ſong writer", "kitchen"}
 	interests := [][]string{{"music"}, {"Maps", "Music"}, nil, {"gardening"}, {"MUSIC", "poetry"}}
+	// every listed citizen is named, and the name holds "Worldling"; a
+	// third of the bios hold "thirdling" and a half "halfling" (the empty
+	// bio stays empty: its citizens are neither)
+	name := func(i int) string {
+		if n := names[i%len(names)]; n != "" {
+			return n + " Worldling"
+		}
+		return ""
+	}
+	bio := func(i, j int) string {
+		b := bios[j%len(bios)]
+		if b != "" && i%3 == 0 {
+			b += " thirdling"
+		}
+		if b != "" && i%2 == 1 {
+			b += " HALFLING"
+		}
+		return b
+	}
 	now := time.Now()
 	for i := range 60 {
+		if i%15 == 0 {
+			searchShared(t, written)
+		}
 		id := fmt.Sprintf("agent_%03d", (i*37)%60) // registration order is not id order
-		p := domain.Profile{Name: names[i%len(names)], Bio: "b", DirectoryBio: bios[i%len(bios)], Interests: interests[i%len(interests)],
+		p := domain.Profile{Name: name(i), Bio: "b", DirectoryBio: bio(i, i), Interests: interests[i%len(interests)],
 			DirectoryVisible: i%9 != 4}
 		if err := written.Claim(ctx, domain.NewPending(id, p, now)); err != nil {
 			t.Fatal(err)
@@ -56,7 +81,7 @@ func testDirectory(t *testing.T, kit *testkit.Kit, open func() adapter) {
 		if i%7 == 3 {
 			// a profile change moves the citizen between the keyed lists
 			// (its trigrams and interests), a presence write keeps it
-			name, bio, in, visible := names[(i+3)%len(names)], bios[(i+1)%len(bios)], interests[(i+2)%len(interests)], i%14 != 3
+			name, bio, in, visible := name(i+3), bio(i+1, i+1), interests[(i+2)%len(interests)], i%14 != 3
 			ch := domain.ProfileChange{Name: &name, DirectoryBio: &bio, Interests: &in, DirectoryVisible: &visible}
 			if _, err := written.Change(ctx, id, func(c *domain.Citizen) (domain.Event, error) { return c.ChangeProfile(ch, now) }); err != nil {
 				t.Fatal(err)
@@ -85,6 +110,15 @@ func testDirectory(t *testing.T, kit *testkit.Kit, open func() adapter) {
 	}
 	if len(stored) != 60 || pending != 5 || seen == 0 {
 		t.Fatalf("%d citizens stored, %d pending, %d seen; want the 60 registered, 5 of them left pending, some seen", len(stored), pending, seen)
+	}
+	everyone := len(expectedDirectory(stored, "", ""))
+	for _, shared := range []struct {
+		term     string
+		min, max int
+	}{{"worldling", everyone, everyone}, {"thirdling", everyone / 4, everyone / 2}, {"halfling", everyone / 3, 2 * everyone / 3}} {
+		if n := len(expectedDirectory(stored, shared.term, "")); n < shared.min || n > shared.max {
+			t.Fatalf("%q is held by %d of the %d listed, want %d to %d", shared.term, n, everyone, shared.min, shared.max)
+		}
 	}
 	checkDirectory(t, "as written", written, stored, now)
 	checkDirectory(t, "opened on the stored citizens", ensured(t, open()), stored, now)
@@ -119,7 +153,8 @@ func checkDirectory(t *testing.T, stage string, repo adapter, stored map[string]
 			t.Fatalf("%s: Pending before %v:\n got %+v %v\nwant %+v", stage, cutoff, got, err, want)
 		}
 	}
-	for _, search := range []string{"", "garden", "GARD", "ärg", "Ä", "k", "K", "ß", "strasse", "s", "zzz", ".", "ſong", "SONG WRITER", "gardener", "ARDEN", "usi", "te", "Straße", "kitchen"} {
+	for _, search := range append(slices.Clone(sharedTerms), "", "garden", "GARD", "ärg", "Ä", "k", "K", "ß", "strasse", "s", "zzz", ".",
+		"ſong", "SONG WRITER", "gardener", "ARDEN", "usi", "te", "Straße", "kitchen") {
 		for _, interest := range []string{"", "music", "MAPS", "poetry", "mus", "none"} {
 			listed := expectedDirectory(stored, search, interest)
 			if search == "" && interest == "" && len(listed) == 0 {
@@ -137,6 +172,23 @@ func checkDirectory(t *testing.T, stage string, repo adapter, stored map[string]
 						break
 					}
 				}
+			}
+		}
+	}
+}
+
+// sharedTerms are searched by many: by every listed citizen, a third,
+// a half, and the needle of a third shorter than a trigram's walk
+var sharedTerms = []string{"worldling", "Thirdling", "halfling", "ird"}
+
+// searchShared asks for the shared terms' pages, alone and with an
+// interest, so that they are answered before the writes that follow.
+func searchShared(t *testing.T, repo adapter) {
+	t.Helper()
+	for _, search := range sharedTerms {
+		for _, interest := range []string{"", "music"} {
+			if _, _, err := repo.Directory(t.Context(), domain.DirectoryQuery{Search: search, Interest: interest, Limit: 5}); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}

@@ -27,13 +27,14 @@ type sealedDoc struct {
 	Ciphertext []byte `bson:"ciphertext"`
 }
 
-// messageDoc is a direct message as stored: subject and content only
-// inside the seal.
+// messageDoc is a direct message as stored: the content only inside the
+// seal, the subject also in the clear (empty on messages stored before).
 type messageDoc struct {
 	ID      string     `bson:"_id"`
 	From    string     `bson:"from_agent_id"`
 	To      string     `bson:"to_agent_id"`
 	About   []string   `bson:"about_agent_ids"`
+	Subject string     `bson:"subject"`
 	Sealed  sealedDoc  `bson:"sealed"`
 	SentAt  time.Time  `bson:"sent_at"`
 	ReadAt  *time.Time `bson:"read_at"`
@@ -46,14 +47,14 @@ func toMessageDoc(m domain.Message) messageDoc {
 	if about == nil {
 		about = []string{}
 	}
-	return messageDoc{ID: m.ID, From: m.From, To: m.To, About: about, SentAt: m.SentAt, ReadAt: m.ReadAt,
+	return messageDoc{ID: m.ID, From: m.From, To: m.To, About: about, Subject: m.Subject, SentAt: m.SentAt, ReadAt: m.ReadAt,
 		Sealed: sealedDoc{KDF: s.KDF, Time: s.Params.Time, MemoryKiB: s.Params.MemoryKiB, Threads: s.Params.Threads,
 			Salt: s.Salt, Nonce: s.Nonce, Ciphertext: s.Ciphertext}}
 }
 
 func (d messageDoc) domain() domain.Message {
 	s := d.Sealed
-	return domain.Message{ID: d.ID, From: d.From, To: d.To, About: d.About, SentAt: utc(d.SentAt), ReadAt: utcPtr(d.ReadAt),
+	return domain.Message{ID: d.ID, From: d.From, To: d.To, About: d.About, Subject: d.Subject, SentAt: utc(d.SentAt), ReadAt: utcPtr(d.ReadAt),
 		Sealed: seal.Sealed{KDF: s.KDF, Params: seal.Params{Time: s.Time, MemoryKiB: s.MemoryKiB, Threads: s.Threads},
 			Salt: s.Salt, Nonce: s.Nonce, Ciphertext: s.Ciphertext}}
 }

@@ -22,7 +22,9 @@ type Plots interface {
 	// Get returns a claimed plot.
 	Get(ctx context.Context, plotID string) (domain.Plot, error)
 	OwnedBy(ctx context.Context, agentID string) (domain.Plot, error)
-	ClaimedIn(ctx context.Context, sq domain.Square) ([]domain.Coordinates, error)
+	// NearestFree lists up to limit unclaimed cells nearest near, in the
+	// order of domain.NearestAvailable (CONTRACT §11).
+	NearestFree(ctx context.Context, near domain.Coordinates, limit int) ([]domain.Coordinates, error)
 	CountClaimed(ctx context.Context) (int64, error)
 	// ListClaimed pages by x then y, after the cell after (nil: from the start).
 	ListClaimed(ctx context.Context, after *domain.Coordinates, limit int) ([]domain.Plot, error)

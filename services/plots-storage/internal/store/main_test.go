@@ -12,6 +12,7 @@ import (
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/plots-storage/internal/app"
+	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 // The store's contract tests run each repository through the interface the
@@ -65,6 +66,7 @@ func concurrently(n int, f func(i int)) {
 
 type plotsAdapter interface {
 	app.Plots
+	ClaimedIn(ctx context.Context, sq domain.Square) ([]domain.Coordinates, error)
 	OutboxCollection() *mongo.Collection
 	EnsureIndexes(context.Context) error
 }

@@ -123,6 +123,12 @@ func (s *Plots) ClaimedIn(ctx context.Context, sq domain.Square) ([]domain.Coord
 	return out, nil
 }
 
+// NearestFree searches growing squares of claimed cells around near
+// (domain.NearestAvailable), which the "claimed_grid" index serves.
+func (s *Plots) NearestFree(ctx context.Context, near domain.Coordinates, limit int) ([]domain.Coordinates, error) {
+	return domain.NearestAvailable(ctx, near, limit, s.ClaimedIn)
+}
+
 // CountClaimed counts claimed cells, the commons included.
 func (s *Plots) CountClaimed(ctx context.Context) (int64, error) {
 	n, err := s.docs.Collection().CountDocuments(ctx, bson.M{"claimed": true})

@@ -6,15 +6,18 @@ import (
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
+	"sharedworld.dev/services/plots-storage/internal/freecells"
 )
 
 // plotMirror is the plots collection in memory, MirroredPlots' copy: every
 // cell document by id, the claimed cells by (x, y) — the
 // "claimed_grid" index on MongoDB, which serves the list and the
-// nearest-free search — and the claimed cells by owner ("owner_key_unique").
+// square search — the claimed cells by owner ("owner_key_unique"), and the
+// free cells in a quadtree that answers the nearest-free search.
 type plotMirror struct {
 	*mongox.Mirror[plotDoc]
 	grid, owners *mongox.Order[plotDoc]
+	free         *freeCells
 }
 
 func byCell(a, b *plotDoc) int {
@@ -40,7 +43,10 @@ func plotMirrorOf(db *mongox.DB) *plotMirror {
 				return c
 			}
 			return strings.Compare(a.ID, b.ID)
-		}, claimed)}
+		}, claimed),
+		free: m.Keep("free cells", func() mongox.Keeper[plotDoc] {
+			return &freeCells{tree: freecells.New()}
+		}).(*freeCells)}
 }
 
 // after reports whether d's cell comes after (x, y) in grid order.

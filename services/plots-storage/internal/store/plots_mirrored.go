@@ -85,6 +85,14 @@ func (m *MirroredPlots) ClaimedIn(ctx context.Context, sq domain.Square) ([]doma
 	return m.copy.claimedIn(sq), nil
 }
 
+// NearestFree walks the copy's quadtree of free cells.
+func (m *MirroredPlots) NearestFree(ctx context.Context, near domain.Coordinates, limit int) ([]domain.Coordinates, error) {
+	if err := m.load(ctx); err != nil {
+		return nil, err
+	}
+	return m.copy.nearestFree(near, limit), nil
+}
+
 // CountClaimed is the length of the copy's grid.
 func (m *MirroredPlots) CountClaimed(ctx context.Context) (int64, error) {
 	if err := m.load(ctx); err != nil {

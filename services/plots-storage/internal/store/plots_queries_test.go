@@ -113,9 +113,9 @@ func testPlotQueries(t *testing.T, kit *testkit.Kit, open func() plotsAdapter) {
 			agree(fmt.Sprintf("%s: claimed in %+v", name, sq), set(got), set(want), gerr)
 		}
 		at := func(x, y int) domain.Coordinates { return domain.Coordinates{X: x, Y: y} }
-		for _, near := range []domain.Coordinates{at(0, 0), at(2, 3), at(top, top), at(500, 500)} {
+		for _, near := range []domain.Coordinates{at(0, 0), at(2, 3), at(5, 5), at(6, 2), at(top, top), at(top-4, top-2), at(500, 500)} {
 			for _, limit := range []int{1, 20, 100} {
-				got, gerr := domain.NearestAvailable(ctx, near, limit, s.ClaimedIn)
+				got, gerr := s.NearestFree(ctx, near, limit)
 				want, werr := domain.NearestAvailable(ctx, near, limit, claimedIn)
 				if werr != nil {
 					t.Fatal(werr)

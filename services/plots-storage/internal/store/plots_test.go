@@ -149,9 +149,10 @@ func testPlots(t *testing.T, ctx context.Context, repo app.Plots, outbox func(id
 		if n, err := repo.CountClaimed(ctx); err != nil || n != 2 {
 			t.Fatalf("count: %d %v", n, err)
 		}
-		in, err := repo.ClaimedIn(ctx, domain.Square{MinX: 0, MinY: 0, MaxX: 5, MaxY: 5})
-		if err != nil || fmt.Sprint(in) != fmt.Sprint([]domain.Coordinates{cell}) {
-			t.Fatalf("claimed in the square: %v %v", in, err)
+		// (7, 7) is claimed too: the nearest free cells to it skip it
+		near, err := repo.NearestFree(ctx, domain.Coordinates{X: 7, Y: 7}, 2)
+		if err != nil || fmt.Sprint(near) != fmt.Sprint([]domain.Coordinates{{X: 6, Y: 7}, {X: 7, Y: 6}}) {
+			t.Fatalf("nearest free to (7, 7): %v %v", near, err)
 		}
 		live, err := repo.Tenancies(ctx)
 		if err != nil || len(live) != 2 || !live[list[0].Tenancy] || !live[list[1].Tenancy] {
