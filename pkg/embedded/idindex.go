@@ -3,9 +3,7 @@ package embedded
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,11 +63,8 @@ func (o openFiles) indexFile(ctx context.Context, path string) error {
 		_ = f.db.Close() // dropped, or dropped and made again
 		delete(o, path)
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // dropped meanwhile
-	}
 	if err != nil {
-		return err
+		return nil
 	}
 	f, ok := o[path]
 	if !ok {
