@@ -99,7 +99,9 @@ func RateLimits(b Budgets, ws ...*World) *Category {
 		}
 	}
 
-	// registration per provider identity: 201, then 409s, then 429.
+	// registration per provider identity: 201, then 409s; a refusal never
+	// counts toward a limit, so the budget stays unspent and the next is a
+	// 409 again, not a 429.
 	ra := b[ratelimit.RegisterAgent]
 	if ra.Limit > 20 {
 		cat.Note("register_agent budget %d too large to spend; not tried", ra.Limit)
@@ -115,7 +117,7 @@ func RateLimits(b Budgets, ws ...*World) *Category {
 			}
 		}
 		r := pick(ra.Limit).JSON(cat, "POST", "/api/world/register", map[string]any{"name": a.Name}, h)
-		limited(cat, r, "a registration beyond the agent's budget", ra)
+		cat.Refused(r, "registering again once the refusals reached the budget (they do not count)", 409, "")
 	}
 	registerSource(cat, b, pick)
 	return cat

@@ -21,6 +21,7 @@ import (
 	bulletinhttp "sharedworld.dev/services/bulletin/internal/http"
 	"sharedworld.dev/services/bulletin/internal/messages"
 	"sharedworld.dev/services/bulletin/internal/store"
+	"sharedworld.dev/services/bulletin/internal/telemetry"
 )
 
 // ConsumerGroup is the Kafka consumer group of the aggregator; its committed
@@ -81,9 +82,9 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{deps: deps, hub: app.NewHub(opts.MaxSubscribers, opts.SubscriberBuffer)}
+	s := &Service{deps: deps, hub: app.NewHub(opts.MaxSubscribers, opts.SubscriberBuffer, telemetry.Observer{})}
 	s.streams, s.endStreams = context.WithCancel(context.WithoutCancel(ctx))
-	s.aggregator = app.NewAggregator(opts.World.WithDefaults(founded), st.projections, st.feed, s.hub, deps.Logger)
+	s.aggregator = app.NewAggregator(opts.World.WithDefaults(founded), st.projections, st.feed, s.hub, deps.Logger, telemetry.Observer{})
 	if err := s.aggregator.Load(ctx); err != nil {
 		return nil, err
 	}

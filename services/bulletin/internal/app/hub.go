@@ -42,6 +42,7 @@ type Hub struct {
 	// instead of reading the store (see SubscribeAfter).
 	recent      []StreamItem
 	recentFloor int64
+	obs         Observer
 }
 
 // recentMax is how many released items the hub keeps for resuming clients.
@@ -49,8 +50,8 @@ const recentMax = 4096
 
 // NewHub allows at most max subscribers, each buffering up to buffer items.
 // The stream starts after seq 0; StartAfter moves that.
-func NewHub(max, buffer int) *Hub {
-	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer, pending: map[int64]*StreamItem{}}
+func NewHub(max, buffer int, obs Observer) *Hub {
+	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer, pending: map[int64]*StreamItem{}, obs: obs}
 }
 
 // StartAfter makes seq the last one released: the next item is seq+1 (the
@@ -96,7 +97,7 @@ func (h *Hub) SubscribeAfter(seq int64) (*Subscription, error) {
 		s.Backlog, s.Covered = slices.Clone(h.recent[i:]), true
 	}
 	h.subs[s] = struct{}{}
-	sseSubscribers.Inc()
+	h.obs.SubscribersChanged(1)
 	return s, nil
 }
 
@@ -148,7 +149,7 @@ func (h *Hub) sendLocked(item StreamItem) {
 		default:
 			s.dropped = true
 			h.removeLocked(s)
-			sseDropped.Inc()
+			h.obs.SubscriberDropped()
 		}
 	}
 }
@@ -173,7 +174,7 @@ func (h *Hub) removeLocked(s *Subscription) {
 	}
 	delete(h.subs, s)
 	close(s.c)
-	sseSubscribers.Dec()
+	h.obs.SubscribersChanged(-1)
 }
 
 // Buffer is how many items a subscriber may be behind before it is dropped.
