@@ -62,7 +62,7 @@ func (o *WriteOrder) DialContext(ctx context.Context, network, addr string) (net
 	o.mu.Lock()
 	o.addr = addr
 	o.mu.Unlock()
-	return &orderedConn{Conn: c, order: o}, nil
+	return &orderedConn{Conn: c, order: o, closed: make(chan struct{})}, nil
 }
 
 func (o *WriteOrder) lineOf(db string) *line {
@@ -160,6 +160,11 @@ func (l *line) breakLocked(c net.Conn, err error) {
 type orderedConn struct {
 	net.Conn
 	order *WriteOrder
+	// closed ends a wait for a line's answer: the driver gives up on a
+	// command whose context is cancelled by closing its connection, which
+	// ends a read of the socket but not a wait on a channel.
+	closed    chan struct{}
+	closeOnce sync.Once
 	// mu guards what follows: the answer awaited from a line, the rest of
 	// an answer being read, and the read deadline the driver set.
 	mu       sync.Mutex
@@ -221,6 +226,8 @@ func (c *orderedConn) await() ([]byte, error) {
 	case ans = <-ch:
 	case <-expired:
 		ans.err = os.ErrDeadlineExceeded
+	case <-c.closed:
+		ans.err = net.ErrClosed
 	}
 	c.mu.Lock()
 	if ans.err == nil {
@@ -228,6 +235,11 @@ func (c *orderedConn) await() ([]byte, error) {
 	}
 	c.awaited = nil
 	return ans.msg, ans.err
+}
+
+func (c *orderedConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return c.Conn.Close()
 }
 
 func (c *orderedConn) SetReadDeadline(t time.Time) error {

@@ -22,8 +22,18 @@ type Option func(*options.ClientOptions)
 
 // Dialer makes the client open its connections with d: the embedded
 // default's write order (embedded.WriteOrder) sees every command this way.
+//
+// It also lifts the cap on the client's connections. A write waiting in its
+// database's line keeps the driver connection it was sent on until the
+// answer comes, so under a burst of writes a capped pool was all writes in
+// line, and reads queued for a connection behind them: reads waited on
+// writes, up to the request deadline (a read of plots-storage's tests
+// stalled 5 s that way). Uncapped, a read takes an idle connection or opens
+// one. What bounds the connections instead is what bounds the work: the
+// writes admitted per service (httpx.Admission), each request's deadline,
+// and the fixed set of background loops.
 func Dialer(d options.ContextDialer) Option {
-	return func(o *options.ClientOptions) { o.SetDialer(d) }
+	return func(o *options.ClientOptions) { o.SetDialer(d).SetMaxPoolSize(0) }
 }
 
 // Connect opens a client with bounded connect, selection and socket timeouts
