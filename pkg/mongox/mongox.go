@@ -25,11 +25,10 @@ type Option func(*options.ClientOptions)
 //
 // It also lifts the cap on the client's connections. A write waiting in its
 // database's line keeps the driver connection it was sent on until the
-// answer comes, so under a burst of writes a capped pool was all writes in
-// line, and reads queued for a connection behind them: reads waited on
-// writes, up to the request deadline (a read of plots-storage's tests
-// stalled 5 s that way). Uncapped, a read takes an idle connection or opens
-// one. What bounds the connections instead is what bounds the work: the
+// answer comes, so under a burst of writes a capped pool could be all
+// writes in line, and reads queued for a connection behind them, up to the
+// request deadline: reads waited on writes. Uncapped, a read takes an idle
+// connection or opens one. What bounds the connections instead is what bounds the work: the
 // writes admitted per service (httpx.Admission), each request's deadline,
 // and the fixed set of background loops.
 func Dialer(d options.ContextDialer) Option {
