@@ -111,6 +111,13 @@ func Run(ctx context.Context, c *Client, cfg Config) (*Result, error) {
 			}
 			arrived.Add(1)
 			<-mixStart
+			if pace == nil && cfg.Think > 0 {
+				// Agents think on clocks of their own: spread over one
+				// think time, they act at Agents/Think a second instead of
+				// all at once every Think, a burst no population of
+				// independent agents makes.
+				time.Sleep(cfg.Think * time.Duration(i) / time.Duration(cfg.Agents))
+			}
 			for n := 0; cfg.Actions == 0 || n < cfg.Actions; n++ {
 				if pace != nil {
 					select {
