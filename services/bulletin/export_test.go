@@ -62,7 +62,7 @@ func CrashWhileStoring(t testing.TB, deps platform.Deps, evs []events.Event, kee
 	t.Helper()
 	ctx, crash := context.WithCancel(context.Background())
 	defer crash()
-	st, err := openStores(ctx, deps)
+	st, err := openStores(ctx, deps, RoleAll)
 	if err != nil {
 		t.Fatal(err)
 	}

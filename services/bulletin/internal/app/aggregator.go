@@ -41,7 +41,7 @@ type Aggregator struct {
 func NewAggregator(world domain.WorldConfig, projections domain.ProjectionRepository, feed domain.FeedRepository, hub *Hub, log *slog.Logger) *Aggregator {
 	return &Aggregator{
 		proj: domain.NewProjection(), world: world, projections: projections, feed: feed, nextSeq: 1,
-		board: &Board{}, hub: hub, render: make(chan struct{}, 1), log: log,
+		board: NewBoard(), hub: hub, render: make(chan struct{}, 1), log: log,
 	}
 }
 

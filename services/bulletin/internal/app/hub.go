@@ -42,6 +42,9 @@ type Hub struct {
 	// instead of reading the store (see SubscribeAfter).
 	recent      []StreamItem
 	recentFloor int64
+	// settled is signalled (never waited on) whenever released grows, for
+	// the leader's head keeper.
+	settled chan struct{}
 }
 
 // recentMax is how many released items the hub keeps for resuming clients.
@@ -50,7 +53,7 @@ const recentMax = 4096
 // NewHub allows at most max subscribers, each buffering up to buffer items.
 // The stream starts after seq 0; StartAfter moves that.
 func NewHub(max, buffer int) *Hub {
-	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer, pending: map[int64]*StreamItem{}}
+	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer, pending: map[int64]*StreamItem{}, settled: make(chan struct{}, 1)}
 }
 
 // StartAfter makes seq the last one released: the next item is seq+1 (the
@@ -122,6 +125,10 @@ func (h *Hub) settle(seq int64, item *StreamItem) {
 		}
 		delete(h.pending, h.released+1)
 		h.released++
+		select {
+		case h.settled <- struct{}{}:
+		default: // a signal is pending; its reader reads Released anyway
+		}
 		if next != nil {
 			h.sendLocked(*next)
 			h.remember(*next)
@@ -175,6 +182,16 @@ func (h *Hub) removeLocked(s *Subscription) {
 	close(s.c)
 	sseSubscribers.Dec()
 }
+
+// Released is the highest seq up to which every seq is settled.
+func (h *Hub) Released() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.released
+}
+
+// Settled signals after Released grew (one signal may stand for several).
+func (h *Hub) Settled() <-chan struct{} { return h.settled }
 
 // Buffer is how many items a subscriber may be behind before it is dropped.
 func (h *Hub) Buffer() int { return h.buffer }

@@ -54,3 +54,19 @@ func staleness() float64 {
 	}
 	return time.Since(time.Unix(0, t)).Seconds()
 }
+
+// The aggregator's election.
+var (
+	leading = metrics.Register(prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sharedworld_bulletin_aggregator_leading",
+		Help: "1 while this replica is the elected aggregator.",
+	}))
+	leaderships = metrics.Register(prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sharedworld_bulletin_aggregator_leaderships_total",
+		Help: "Times this replica became the elected aggregator.",
+	}))
+	readerLag = metrics.Register(prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sharedworld_bulletin_reader_settled_seq",
+		Help: "The feed seq up to which this reader has caught up with the aggregator.",
+	}))
+)
