@@ -281,6 +281,10 @@ func apply(ctx context.Context, agg *app.Aggregator, e events.Event) error {
 // runner's web board and tests); an aggregator replica serves none.
 func (s *Service) Board() *app.Board { return s.board }
 
+// Leading reports whether this process applies events now (RoleAll
+// always, an aggregator replica while it holds the lease).
+func (s *Service) Leading() bool { return s.aggregator.Load() != nil }
+
 // Handled counts the events this process's aggregator has applied since
 // this Service was built (duplicates and stale events included).
 func (s *Service) Handled() int64 {
