@@ -154,12 +154,22 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	s.handlers = &bulletinhttp.Handlers{
 		Board:           s.board,
 		Feed:            app.NewFeed(st.feed, s.hub, epoch),
-		Announcements:   app.NewAnnouncements(announcements, deps.Clock),
+		Announcements:   app.NewAnnouncements(announcements, pinLock(deps), deps.Clock),
 		AmbassadorToken: deps.AmbassadorToken,
 		Heartbeat:       opts.Heartbeat,
 		Streams:         s.streams,
 	}
 	return s, nil
+}
+
+// pinLock is the lock of the pin moves: a lease in the database where
+// other replicas may move pins too, a mutex where this process is the
+// database's only writer.
+func pinLock(deps platform.Deps) *app.MoveLock {
+	if deps.DB.Exclusive() {
+		return &app.MoveLock{}
+	}
+	return &app.MoveLock{Store: store.NewLeases(deps.DB, "pin-moves")}
 }
 
 type stores struct {

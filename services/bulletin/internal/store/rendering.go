@@ -90,7 +90,9 @@ func (s *Renderings) Document(ctx context.Context) (string, []byte, bool, error)
 }
 
 // Map returns the stored map's tag and bytes.
-func (s *Renderings) Map(ctx context.Context) (string, []byte, bool, error) { return s.bytes(ctx, "map") }
+func (s *Renderings) Map(ctx context.Context) (string, []byte, bool, error) {
+	return s.bytes(ctx, "map")
+}
 
 func (s *Renderings) bytes(ctx context.Context, id string) (string, []byte, bool, error) {
 	var d bytesDoc
