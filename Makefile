@@ -51,9 +51,11 @@ REPLICAS ?= 2
 test-cluster:
 	REPLICAS=$(REPLICAS) go test -p 1 -tags cluster -count=1 -timeout 20m ./hack/world/ ./hack/cluster/
 
-## lint: gofmt and go vet over every module
+## lint: gofmt, go vet and golangci-lint (.golangci.yml: errcheck, staticcheck,
+## errorlint, nilerr, ineffassign, unused) over every module
 lint: vet
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	hack/golangci.sh
 
 vet:
 	go vet $(PACKAGES)

@@ -32,7 +32,10 @@ type Reply struct {
 // Str is a top-level string field of the JSON answer.
 func (r Reply) Str(field string) string { s, _ := r.JSON[field].(string); return s }
 
-// World is one running world the attacks talk to.
+// World is one running world the attacks talk to. It is a raw HTTP client
+// on purpose, not the world's Go client (pkg/client): attacks send what a
+// well-behaved client never would (forged and replayed signatures, mixed
+// credentials, malformed bodies and framing) and read every answer as is.
 type World struct {
 	URL   string
 	Token string // the ambassador token

@@ -18,7 +18,7 @@ import (
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/embedded"
 	"sharedworld.dev/pkg/mongox"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 )
 
 // The rate limits of the runners the run starts. The single runner has

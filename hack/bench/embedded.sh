@@ -13,6 +13,13 @@
 #   WORLD_DATA_DIR=/some/dir SEED=0 hack/bench/embedded.sh   # reuse a seeded world
 #   WORLD_BIN=/path/to/an/older/world hack/bench/embedded.sh   # measure another build
 #   STARTUP_ONLY=1 hack/bench/embedded.sh   # the start-up times only, no wrk
+#   LAYOUT=square GARDENERS=3 hack/bench/embedded.sh   # plots in a crowded square from (1,1), every third bio a gardener's
+#   LAYOUT=stripes ONLY='available|directory' hack/bench/embedded.sh   # plots in stripes; only the endpoints whose label matches
+#
+# LAYOUT (rows, square, stripes) and GARDENERS shape the seeded world
+# (hack/cmd/seedworld -layout, -gardeners): where plots go decides what the
+# nearest free plot costs from inside the claimed ones, how many bios share
+# "gardener" what a common search term costs. Every bio holds "seeded".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -28,6 +35,9 @@ TICKETS=${TICKETS:-1}
 FILES=${FILES:-1}
 GARDEN=${GARDEN:-0}
 DURATION=${DURATION:-5s}
+LAYOUT=${LAYOUT:-rows}
+GARDENERS=${GARDENERS:-10}
+ONLY=${ONLY:-.}
 PORT=${PORT:-18181}
 SEED=${SEED:-1}
 WARMUP=${WARMUP:-10} # seconds the restarted world gets at least before the first endpoint (relay and consumers catch up)
@@ -70,7 +80,7 @@ start() {
 start
 if [ "$SEED" = 1 ]; then
 	./bin/seedworld -url "$BASE" -citizens "$CITIZENS" -tickets "$TICKETS" -files "$FILES" -garden "$GARDEN" \
-		-admin-token "$TOKEN" >"$DATA/bench.env" 2> >(tee "$DATA/seed.log" >&2)
+		-layout "$LAYOUT" -gardeners "$GARDENERS" -admin-token "$TOKEN" >"$DATA/bench.env" 2> >(tee "$DATA/seed.log" >&2)
 fi
 # shellcheck disable=SC1091
 source "$DATA/bench.env"
@@ -118,7 +128,7 @@ EVENT_CURSOR=$(curl -fs "$BASE/api/world/events?limit=50" | jq -r '.pagination.n
 PLOT_CURSOR=$(curl -fs "$BASE/api/world/plots?limit=100" | jq -r '.pagination.next // ""')
 
 echo
-echo "world: $CITIZENS citizens (directory-visible, one plot each), $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, data in $DATA"
+echo "world: $CITIZENS citizens (directory-visible, one plot each, layout $LAYOUT, every ${GARDENERS}th a gardener), $((CITIZENS * TICKETS)) tickets, $((CITIZENS * FILES)) files, data in $DATA"
 echo "start-up with that world after a clean stop: ${STARTUP_CLEAN}; RSS after start: $((rss_start / 1024)) MiB"
 echo "wrk -t1 -c16 -d$DURATION --latency, logging at warn; the runner was quiet ${QUIETED}s after the warm-up; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
@@ -138,6 +148,7 @@ settle() {
 bench() {
 	local label=$1 path=$2; shift 2
 	local out rps p99 errs
+	grep -Eq -- "$ONLY" <<<"$label" || return 0
 	settle
 	out=$(wrk -t1 -c16 -d"$DURATION" --timeout 2s --latency "$@" "$BASE$path" 2>&1)
 	rps=$(awk '/Requests\/sec/ {printf "%d", $2}' <<<"$out")
@@ -155,10 +166,17 @@ bench 'GET /api/world/tickets?cursor=...' "/api/world/tickets?cursor=$TICKET_CUR
 bench 'GET /api/world/plots?limit=100' '/api/world/plots?limit=100'
 bench 'GET /api/world/plots?limit=100&cursor=...' "/api/world/plots?limit=100&cursor=$PLOT_CURSOR"
 bench 'GET /api/world/plots/available?near_x=500&near_y=5' '/api/world/plots/available?near_x=500&near_y=5'
+# BENCH_CROWDED_*: the middle of the claimed plots (seedworld), absent in a world seeded before it
+CROWDED="near_x=${BENCH_CROWDED_X:-51}&near_y=${BENCH_CROWDED_Y:-51}"
+bench "GET /api/world/plots/available?$CROWDED (crowded)" "/api/world/plots/available?$CROWDED"
 bench 'GET /api/world/events?limit=50' '/api/world/events?limit=50'
 bench 'GET /api/world/events?limit=50&type=ticket' '/api/world/events?limit=50&type=ticket'
 bench 'GET /api/world/events?limit=50&cursor=...' "/api/world/events?limit=50&cursor=$EVENT_CURSOR"
 bench 'GET /api/world/directory?search=gardener' '/api/world/directory?search=gardener'
+bench 'GET /api/world/directory?search=gardener&offset=1000' '/api/world/directory?search=gardener&offset=1000'
+bench 'GET /api/world/directory?search=seeded (every citizen)' '/api/world/directory?search=seeded'
+bench 'GET /api/world/directory?search=wanderer&interest=music' '/api/world/directory?search=wanderer&interest=music'
+bench 'GET /api/world/directory?search=number 1234 (rare)' '/api/world/directory?search=number%201234'
 bench 'GET /api/world/directory?interest=music' '/api/world/directory?interest=music'
 bench 'GET /api/world/storage/list?plot_id=...' "/api/world/storage/list?plot_id=$BENCH_PLOT_ID" "${H[@]}"
 bench 'GET /api/world/continuity/list' /api/world/continuity/list "${H[@]}"

@@ -20,7 +20,7 @@ func Build(ctx context.Context, dir string, extra ...string) error {
 	}
 	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", dir + "/"}, pkgs...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
+		return fmt.Errorf("build: %w\n%s", err, out)
 	}
 	return nil
 }

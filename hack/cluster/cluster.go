@@ -131,7 +131,7 @@ func Start(ctx context.Context, o Options) (c *Cluster, err error) {
 	for _, d := range c.Manifests.Deployments {
 		ct, err := c.Manifests.container(d.Spec.Template.Spec)
 		if err != nil {
-			return nil, fmt.Errorf("Deployment %s: %w", d.Name, err)
+			return nil, fmt.Errorf("deployment %s: %w", d.Name, err)
 		}
 		grace := 30 * time.Second
 		if g := d.Spec.Template.Spec.TerminationGracePeriodSeconds; g != nil {

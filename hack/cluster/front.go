@@ -157,7 +157,7 @@ func (c *Cluster) ingressRoutes(ings []networkingv1.Ingress) (ingressRoutes, err
 			}
 			for _, p := range rule.HTTP.Paths {
 				if p.Backend.Service == nil {
-					return nil, fmt.Errorf("Ingress %s: a path to a resource backend cannot be run locally", ing.Name)
+					return nil, fmt.Errorf("ingress %s: a path to a resource backend cannot be run locally", ing.Name)
 				}
 				svc, port, err := c.servicePort(p.Backend.Service.Name, p.Backend.Service.Port.Name, p.Backend.Service.Port.Number)
 				if err != nil {

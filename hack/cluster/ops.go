@@ -87,7 +87,7 @@ func (c *Cluster) replica(name string, i int) (*Replica, error) {
 	}
 	rs := d.snapshot()
 	if i < 0 || i >= len(rs) {
-		return nil, fmt.Errorf("Deployment %s has %d replicas, not a replica %d", name, len(rs), i)
+		return nil, fmt.Errorf("deployment %s has %d replicas, not a replica %d", name, len(rs), i)
 	}
 	return rs[i], nil
 }

@@ -53,7 +53,7 @@ func (m *Manifests) container(pod corev1.PodSpec) (Container, error) {
 		case from.SecretRef != nil:
 			data, ok := m.Secrets[from.SecretRef.Name]
 			if !ok && !isOptional(from.SecretRef.Optional) {
-				return out, fmt.Errorf("Secret %q (envFrom) is not rendered", from.SecretRef.Name)
+				return out, fmt.Errorf("secret %q (envFrom) is not rendered", from.SecretRef.Name)
 			}
 			for k, v := range data {
 				out.Env = append(out.Env, from.Prefix+k+"="+string(v))

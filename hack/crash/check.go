@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"sharedworld.dev/pkg/client"
 )
 
 // Count is what the world shows of one kind of write.
@@ -57,7 +59,7 @@ func (c Count) String() string {
 // Observe reads, for every kind, what the world at base stores and what its
 // bulletin shows, against what the load was told.
 func (l *Load) Observe(ctx context.Context, base string) ([]Count, error) {
-	r := reader{ctx: ctx, base: base, http: l.http}
+	r := reader{ctx: ctx, base: base}
 	counters, err := r.counters()
 	if err != nil {
 		return nil, err
@@ -76,7 +78,7 @@ func (l *Load) Observe(ctx context.Context, base string) ([]Count, error) {
 	if stored[KindTicket], err = r.tickets(l.plan.Tag); err != nil {
 		return nil, err
 	}
-	if stored[KindGarden], err = r.garden(l.Headers(), l.plan.Tag); err != nil {
+	if stored[KindGarden], err = r.garden(l.Identity(), l.plan.Tag); err != nil {
 		return nil, err
 	}
 	feed := map[string]map[string]int{}
@@ -155,7 +157,7 @@ func (l *Load) Converge(ctx context.Context, base string, within time.Duration) 
 // Baseline notes the bulletin's counters before the load (the world is
 // founded with a garden index file): Counter is measured from there.
 func (l *Load) Baseline(ctx context.Context, base string) error {
-	counters, err := reader{ctx: ctx, base: base, http: l.http}.counters()
+	counters, err := reader{ctx: ctx, base: base}.counters()
 	l.baseline = counters
 	return err
 }
@@ -175,18 +177,10 @@ func (r reader) counters() (map[string]int, error) {
 type reader struct {
 	ctx  context.Context
 	base string
-	http *http.Client
 }
 
-func (r reader) get(path string, headers map[string]string) (map[string]any, error) {
-	req, err := http.NewRequestWithContext(r.ctx, http.MethodGet, r.base+path, nil)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	status, body, err := do(r.http, req)
+func (r reader) get(path string, id *client.Identity) (map[string]any, error) {
+	status, body, err := exchange(r.ctx, r.base, http.MethodGet, path, id, nil)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", path, err)
 	}
@@ -234,11 +228,11 @@ func (r reader) tickets(tag string) ([]string, error) {
 }
 
 // garden lists the stored garden files the load planted.
-func (r reader) garden(headers map[string]string, tag string) ([]string, error) {
-	if headers == nil {
+func (r reader) garden(id *client.Identity, tag string) ([]string, error) {
+	if id == nil {
 		return nil, nil
 	}
-	body, err := r.get("/api/world/storage/list?plot_id=plot_0_0&prefix="+url.QueryEscape("/garden/Crash"+tag), headers)
+	body, err := r.get("/api/world/storage/list?plot_id=plot_0_0&prefix="+url.QueryEscape("/garden/Crash"+tag), id)
 	if err != nil {
 		return nil, err
 	}

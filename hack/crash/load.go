@@ -1,15 +1,15 @@
 package crash
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
+
+	"sharedworld.dev/pkg/client"
 )
 
 // Kinds of writes the load makes.
@@ -33,7 +33,6 @@ type Plan struct {
 // done so far and every answer the world gave.
 type Load struct {
 	plan     Plan
-	http     *http.Client
 	citizens []*citizen
 	baseline map[string]int
 	schedule []string // the kind of each write step, tickets and garden files alternating
@@ -50,9 +49,11 @@ type Load struct {
 }
 
 type citizen struct {
-	name    string
-	headers map[string]string
-	step    int // next step of steps()
+	name string
+	// id is the certificate the development provider issued (nil until
+	// then; the provider keeps no key the load could sign with).
+	id   *client.Identity
+	step int // next step of steps()
 	// registerSent: a registration went out and no answer came back yet.
 	registerSent bool
 }
@@ -62,7 +63,7 @@ func NewLoad(p Plan) *Load {
 	if p.Workers <= 0 || p.Workers > p.Citizens {
 		p.Workers = p.Citizens
 	}
-	l := &Load{plan: p, http: &http.Client{Timeout: 10 * time.Second},
+	l := &Load{plan: p,
 		Acked:   map[string]map[string]bool{KindCitizen: {}, KindTicket: {}, KindGarden: {}},
 		Unknown: map[string]int{}, Rejected: map[string]map[int]int{}, Conflicts: map[string]bool{}}
 	for i := range max(p.Tickets, p.Gardens) {
@@ -157,11 +158,11 @@ func (l *Load) take(ctx context.Context, base string, c *citizen) (kind string, 
 	var body map[string]any
 	var err error
 	if kind == KindTicket {
-		status, body, err = l.post(ctx, base+"/api/world/tickets", c.headers, map[string]any{
+		status, body, err = post(ctx, base, "/api/world/tickets", c.id, map[string]any{
 			"category": "bug", "title": fmt.Sprintf("%s ticket %d", c.name, n), "description": "Filed while the world was being killed."})
 	} else {
 		path := fmt.Sprintf("/garden/%s/item%d.md", c.name, n)
-		status, body, err = l.post(ctx, base+"/api/world/storage/write", c.headers, map[string]any{
+		status, _, err = post(ctx, base, "/api/world/storage/write", c.id, map[string]any{
 			"plot_id": "plot_0_0", "path": path, "content": base64.StdEncoding.EncodeToString([]byte("grown by " + c.name))})
 		body = map[string]any{"path": path}
 	}
@@ -192,11 +193,11 @@ func (l *Load) take(ctx context.Context, base string, c *citizen) (kind string, 
 
 // register gets c a development certificate (once) and makes it a citizen.
 func (l *Load) register(ctx context.Context, base string, c *citizen) bool {
-	if c.headers != nil && c.registerSent {
+	if c.id != nil && c.registerSent {
 		l.note(func() { l.Unknown[KindCitizen]++ }) // the last attempt died with its world
 	}
-	if c.headers == nil {
-		status, body, err := l.post(ctx, base+"/dev/idp/register", nil, map[string]any{"agent_name": c.name})
+	if c.id == nil {
+		status, body, err := post(ctx, base, "/dev/idp/register", nil, map[string]any{"agent_name": c.name})
 		if err != nil {
 			return false
 		}
@@ -207,15 +208,15 @@ func (l *Load) register(ctx context.Context, base string, c *citizen) bool {
 		}
 		cert, _ := json.Marshal(body["certificate"])
 		id, _ := body["agent_id"].(string)
-		c.headers = map[string]string{"X-Agent-Id": id, "X-Agent-Certificate": string(cert)}
+		c.id = &client.Identity{AgentID: id, Certificate: cert}
 	}
 	c.registerSent = true
-	status, _, err := l.post(ctx, base+"/api/world/register", c.headers, map[string]any{"name": c.name})
+	status, _, err := post(ctx, base, "/api/world/register", c.id, map[string]any{"name": c.name})
 	if err != nil || status == http.StatusServiceUnavailable {
 		return false // unanswered, or a 503 that may have been applied: sent again later
 	}
 	c.registerSent = false
-	id := c.headers["X-Agent-Id"]
+	id := c.id.AgentID
 	switch status {
 	case http.StatusCreated:
 		l.note(func() { l.Acked[KindCitizen][id] = true })
@@ -247,51 +248,47 @@ func (l *Load) reject(kind string, status int) {
 	})
 }
 
-func (l *Load) post(ctx context.Context, url string, headers map[string]string, body any) (int, map[string]any, error) {
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	return do(l.http, req)
+// post sends one write as id (nil: anonymous) through the world's Go
+// client, once: an answer of any status is counted by the caller.
+func post(ctx context.Context, base, path string, id *client.Identity, body any) (int, map[string]any, error) {
+	return exchange(ctx, base, http.MethodPost, path, id, body)
 }
 
-func do(client *http.Client, req *http.Request) (int, map[string]any, error) {
-	resp, err := client.Do(req)
+func exchange(ctx context.Context, base, method, pathAndQuery string, id *client.Identity, body any) (int, map[string]any, error) {
+	opts := []client.Option{client.WithTimeout(10 * time.Second), client.WithUserAgent("sharedworld-crash")}
+	if id != nil {
+		opts = append(opts, client.WithIdentity(*id))
+	}
+	api, err := client.New(base, opts...)
 	if err != nil {
 		return 0, nil, err
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	ans, err := api.Exchange(ctx, method, pathAndQuery, body)
 	if err != nil {
 		return 0, nil, err
 	}
 	var out map[string]any
-	_ = json.Unmarshal(raw, &out)
-	return resp.StatusCode, out, nil
+	_ = json.Unmarshal(ans.Body, &out)
+	return ans.Status, out, nil
 }
 
-// Headers returns the credentials of some registered citizen (reads that
-// need a citizen use them).
-func (l *Load) Headers() map[string]string {
+// Identity returns the credentials of some registered citizen (reads that
+// need a citizen use them), or nil.
+func (l *Load) Identity() *client.Identity {
 	for _, c := range l.citizens {
-		if id := c.headers["X-Agent-Id"]; l.Acked[KindCitizen][id] || l.Conflicts[id] {
-			return c.headers
+		if c.id != nil && (l.Acked[KindCitizen][c.id.AgentID] || l.Conflicts[c.id.AgentID]) {
+			return c.id
 		}
 	}
 	return nil
 }
 
-// Agents returns the agent ids that have a certificate, and their headers.
-func (l *Load) Agents() map[string]map[string]string {
-	out := map[string]map[string]string{}
+// Agents returns the agents that have a certificate, by agent id.
+func (l *Load) Agents() map[string]*client.Identity {
+	out := map[string]*client.Identity{}
 	for _, c := range l.citizens {
-		if c.headers != nil {
-			out[c.headers["X-Agent-Id"]] = c.headers
+		if c.id != nil {
+			out[c.id.AgentID] = c.id
 		}
 	}
 	return out

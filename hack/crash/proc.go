@@ -29,7 +29,7 @@ func Build(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "world")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "sharedworld.dev/hack/cmd/world")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the runner: %v\n%s", err, out)
+		return "", fmt.Errorf("build the runner: %w\n%s", err, out)
 	}
 	return bin, nil
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 )
 
 // Redeliver produces every message of every topic of the catalog once more,
@@ -127,7 +127,7 @@ func WaitCaughtUp(ctx context.Context, brokers []string, within time.Duration) e
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the consumers are %d events behind after %v (last error: %v)", lag, within, err)
+			return fmt.Errorf("the consumers are %d events behind after %v (last error: %v)", lag, within, err) //nolint:errorlint // the error may be nil (an answer with a status): printed, not wrapped
 		}
 		select {
 		case <-ctx.Done():

@@ -43,7 +43,7 @@ func counters(ctx context.Context, c *Client) (baseline, error) {
 	var b baseline
 	doc := c.Do(ctx, nil, "", http.MethodGet, "/api/world/bulletin", nil)
 	if doc.Status != http.StatusOK {
-		return b, fmt.Errorf("GET /api/world/bulletin: %d %v", doc.Status, doc.Err)
+		return b, fmt.Errorf("GET /api/world/bulletin: %d %v", doc.Status, doc.Err) //nolint:errorlint // the error may be nil (an answer with a status): printed, not wrapped
 	}
 	world, _ := doc.Body["world"].(map[string]any)
 	feedback, _ := doc.Body["feedback"].(map[string]any)
@@ -188,7 +188,7 @@ func pages(ctx context.Context, c *Client, a *Agent, path, field string, f func(
 		}
 		ans := c.Do(ctx, a, "", http.MethodGet, p, nil)
 		if ans.Status != http.StatusOK {
-			return fmt.Errorf("GET %s: %d %v %v", p, ans.Status, ans.Err, ans.Body)
+			return fmt.Errorf("GET %s: %d %v %v", p, ans.Status, ans.Err, ans.Body) //nolint:errorlint // the error may be nil (an answer with a status): printed, not wrapped
 		}
 		items, _ := ans.Body[field].([]any)
 		for _, it := range items {
@@ -218,7 +218,7 @@ func feedKeys(ctx context.Context, c *Client, typ string) (map[string]int, error
 func governance(ctx context.Context, c *Client, l *Ledger) (votes, proposals int, err error) {
 	ans := c.Do(ctx, nil, "", http.MethodGet, "/api/world/governance/results", nil)
 	if ans.Status != http.StatusOK {
-		return 0, 0, fmt.Errorf("GET /api/world/governance/results: %d %v", ans.Status, ans.Err)
+		return 0, 0, fmt.Errorf("GET /api/world/governance/results: %d %v", ans.Status, ans.Err) //nolint:errorlint // the error may be nil (an answer with a status): printed, not wrapped
 	}
 	ours := map[string]bool{}
 	for _, id := range l.proposals {
@@ -258,7 +258,7 @@ func perAgent(ctx context.Context, c *Client, l *Ledger) (sent, files int, err e
 	for _, cz := range l.citizens {
 		ans := c.Do(ctx, cz.Agent, "", http.MethodGet, "/api/world/messages?box=sent&limit=1", nil)
 		if ans.Status != http.StatusOK {
-			return 0, 0, fmt.Errorf("GET /api/world/messages?box=sent: %d %v", ans.Status, ans.Err)
+			return 0, 0, fmt.Errorf("GET /api/world/messages?box=sent: %d %v", ans.Status, ans.Err) //nolint:errorlint // the error may be nil (an answer with a status): printed, not wrapped
 		}
 		sent += num(ans.Body["pagination"].(map[string]any)["total"])
 		if cz.plot == "" {
@@ -266,7 +266,7 @@ func perAgent(ctx context.Context, c *Client, l *Ledger) (sent, files int, err e
 		}
 		ans = c.Do(ctx, cz.Agent, "", http.MethodGet, "/api/world/storage/list?plot_id="+cz.plot+"&prefix="+url.QueryEscape("/notes/"), nil)
 		if ans.Status != http.StatusOK {
-			return 0, 0, fmt.Errorf("GET /api/world/storage/list: %d %v", ans.Status, ans.Err)
+			return 0, 0, fmt.Errorf("GET /api/world/storage/list: %d %v", ans.Status, ans.Err) //nolint:errorlint // the error may be nil (an answer with a status): printed, not wrapped
 		}
 		files += num(ans.Body["total"])
 	}

@@ -8,29 +8,31 @@
 package load
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"time"
 
-	"sharedworld.dev/pkg/auth"
+	"sharedworld.dev/pkg/client"
 )
 
-// Client is a connection pool to one world; agents share it.
+// Client is a connection pool to one world; agents share it. Requests go
+// through the world's Go client (pkg/client): its credentials, signatures
+// and a fresh nonce per request, sent once (no retries: the generator
+// counts what the world answered).
 type Client struct {
 	Base string
 	HTTP *http.Client
 	// Rec receives every answer (nil: none are recorded).
 	Rec *Recorder
+
+	anonymous *client.Client
 }
 
 // NewClient returns a client for the world at base with a pool sized for
@@ -38,7 +40,25 @@ type Client struct {
 func NewClient(base string, conns int) *Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = conns+16, conns+16
-	return &Client{Base: base, HTTP: &http.Client{Transport: tr, Timeout: 30 * time.Second}, Rec: NewRecorder()}
+	c := &Client{Base: base, HTTP: &http.Client{Transport: tr, Timeout: 30 * time.Second}, Rec: NewRecorder()}
+	c.anonymous = c.api(nil)
+	return c
+}
+
+// api is a pkg/client client of the world sharing the pool, acting as id
+// (nil: anonymous). Its requests time out after 30 s; its live feed does
+// not (only the stream's headers must come within that).
+func (c *Client) api(id *client.Identity) *client.Client {
+	opts := []client.Option{client.WithHTTPClient(&http.Client{Transport: c.HTTP.Transport}), client.WithTimeout(30 * time.Second),
+		client.WithRetry(client.RetryPolicy{Attempts: 1}), client.WithUserAgent("sharedworld-load")}
+	if id != nil {
+		opts = append(opts, client.WithIdentity(*id))
+	}
+	api, err := client.New(c.Base, opts...)
+	if err != nil {
+		panic(fmt.Sprintf("load: %v", err)) // CheckLoopback or the flags validated the URL
+	}
+	return api
 }
 
 // CheckLoopback refuses a base URL whose host is not a loopback address:
@@ -62,8 +82,7 @@ func CheckLoopback(base string) error {
 type Agent struct {
 	Name string
 	ID   string
-	key  ed25519.PrivateKey
-	cert string // the certificate JSON
+	api  *client.Client // acting as this agent once certified
 }
 
 // Answer is what the world said to one request.
@@ -81,61 +100,36 @@ type Answer struct {
 // certify its public key (the private key never leaves the agent).
 func (c *Client) Register(ctx context.Context, name string) (*Agent, Answer) {
 	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
-	a := &Agent{Name: name, key: priv}
+	a := &Agent{Name: name}
 	ans := c.Do(ctx, nil, "POST /dev/idp/register", http.MethodPost, "/dev/idp/register",
 		map[string]any{"agent_name": name, "public_key": base64.StdEncoding.EncodeToString(pub)})
 	if ans.Status == http.StatusCreated {
 		cert, _ := json.Marshal(ans.Body["certificate"])
-		a.cert = string(cert)
 		a.ID, _ = ans.Body["agent_id"].(string)
+		a.api = c.api(&client.Identity{AgentID: a.ID, Certificate: cert, PrivateKey: priv})
 	}
 	return a, ans
 }
 
-// Do sends one request as agent a (anonymous when a is nil), signed with a
-// fresh nonce, and records the answer under route. refusals are the
+// Do sends one request as agent a (anonymous when a is nil or not yet
+// certified) and records the answer under route. refusals are the
 // statuses the contract prescribes for this call in some state the agent
 // cannot know beforehand (a daily cap reached, a plot taken): they count as
 // refusals, any other 4xx as unexpected.
 func (c *Client) Do(ctx context.Context, a *Agent, route, method, pathAndQuery string, body any, refusals ...int) Answer {
-	var raw []byte
-	if body != nil {
-		raw, _ = json.Marshal(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.Base+pathAndQuery, bytes.NewReader(raw))
-	if err != nil {
-		return Answer{Err: err}
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if a != nil && a.cert != "" {
-		req.Header.Set("X-Agent-Id", a.ID)
-		req.Header.Set("X-Agent-Certificate", a.cert)
-		req.Header.Set("X-Agent-Signature", auth.SignRequestNonce(a.key, method, pathAndQuery, time.Now().Unix(), raw, nonce()))
+	api := c.anonymous
+	if a != nil && a.api != nil {
+		api = a.api
 	}
 	start := time.Now()
-	ans := Answer{}
-	resp, err := c.HTTP.Do(req)
-	if err == nil {
-		var b []byte
-		b, err = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		ans.Status = resp.StatusCode
-		_ = json.Unmarshal(b, &ans.Body)
-	}
-	ans.Err, ans.At = err, time.Now()
+	got, err := api.Exchange(ctx, method, pathAndQuery, body)
+	ans := Answer{Status: got.Status, Err: err, At: time.Now()}
+	_ = json.Unmarshal(got.Body, &ans.Body)
 	ans.Latency = ans.At.Sub(start)
 	if c.Rec != nil && route != "" && ctx.Err() == nil {
 		c.Rec.Note(route, ans, refusals)
 	}
 	return ans
-}
-
-func nonce() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // str reads a string field of a JSON object, following nested objects.

@@ -1,15 +1,12 @@
 package load
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
-	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"sharedworld.dev/pkg/client"
 )
 
 // Visibility times acknowledged writes until the live feed shows them:
@@ -84,67 +81,25 @@ type Item struct {
 	Line string `json:"line"`
 }
 
-// Follow reads the live feed at base until ctx ends, resuming with
-// Last-Event-ID whenever the connection drops; each item goes to onItem.
-// ready is closed once the first subscription is open, so writes sent
-// after it are all in the stream.
+// Follow reads the live feed until ctx ends, resuming with Last-Event-ID
+// whenever the connection drops (pkg/client's Follow); each item goes to
+// onItem with the time it arrived. ready is closed once the first
+// subscription is open, so writes sent after it are all in the stream.
 func Follow(ctx context.Context, c *Client, onItem func(it Item, at time.Time), ready chan<- struct{}, reconnects *atomic.Int64) error {
-	last := ""
-	for attempt := 0; ; attempt++ {
-		err := followOnce(ctx, c, &last, onItem, &ready)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if attempt > 1000 {
-			return err
-		}
-		reconnects.Add(1)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-func followOnce(ctx context.Context, c *Client, last *string, onItem func(it Item, at time.Time), ready *chan<- struct{}) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Base+"/api/world/events", nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	if *last != "" {
-		req.Header.Set("Last-Event-ID", *last)
-	}
-	// The stream outlives any request timeout.
-	resp, err := (&http.Client{Transport: c.HTTP.Transport}).Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return errors.New("live feed: " + resp.Status)
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	id := ""
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "retry:") && *ready != nil:
-			close(*ready)
-			*ready = nil
-		case strings.HasPrefix(line, "id: "):
-			id = strings.TrimPrefix(line, "id: ")
-		case strings.HasPrefix(line, "data: "):
-			var item Item
-			if json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &item) == nil {
-				onItem(item, time.Now())
+	var opened sync.Once
+	stream := c.anonymous.Follow(ctx, client.FollowOptions{
+		MinBackoff: 100 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
+		OnOpen: func() {
+			if ready != nil {
+				opened.Do(func() { close(ready) })
 			}
-			*last = id
-		}
+		},
+		OnReconnect: func(error, time.Duration) { reconnects.Add(1) },
+	})
+	for ev := range stream.Events() {
+		onItem(Item{Type: ev.Item.Type, ID: ev.Item.ID, Line: ev.Item.Line}, time.Now())
 	}
-	return sc.Err()
+	return stream.Err()
 }
 
 // Watch follows the feed for v until ctx ends.

@@ -17,7 +17,7 @@ import (
 
 	"sharedworld.dev/hack/services"
 	"sharedworld.dev/pkg/embedded"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 )
 
 // IdleRSS is one service binary's resident memory once ready and idle.

@@ -233,7 +233,9 @@ func (m *Mix) propose(ctx context.Context, c *citizen) {
 	m.ack("proposal", id, "proposed", ans, func() { m.L.Proposals++; m.L.proposals = append(m.L.proposals, id) })
 }
 
-// vote: one ballot per citizen per proposal, so a repeat is 409 by rule.
+// vote: one ballot per citizen per proposal, so a repeat is 409 by rule;
+// an agent that arrived after the proposal opened for voting is not among
+// its eligible citizens, 403 by rule.
 func (m *Mix) vote(ctx context.Context, c *citizen) {
 	id := ""
 	m.L.with(func() {
@@ -245,7 +247,7 @@ func (m *Mix) vote(ctx context.Context, c *citizen) {
 		return
 	}
 	ans := m.C.Do(ctx, c.Agent, "POST /api/world/governance/vote", http.MethodPost, "/api/world/governance/vote",
-		map[string]any{"proposal_id": id, "vote": []string{"for", "against", "abstain"}[c.rng.IntN(3)]}, http.StatusConflict)
+		map[string]any{"proposal_id": id, "vote": []string{"for", "against", "abstain"}[c.rng.IntN(3)]}, http.StatusConflict, http.StatusForbidden)
 	m.ack("vote", str(ans.Body, "vote_id"), "", ans, func() { m.L.Votes++ })
 }
 

@@ -8,7 +8,7 @@ import (
 	"sharedworld.dev/pkg/embedded"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/platform"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 )
 
 // startBackend starts what cfg does not point at: the embedded FerretDB

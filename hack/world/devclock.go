@@ -83,8 +83,11 @@ func DevClockRoutes(r fiber.Router, d *clock.Dev, token string, keep func(ctx co
 		if err := httpx.Decode(c, &req); err != nil {
 			return err
 		}
+		// A body without advance is a mistake (a misspelt field, a number
+		// sent as a string's neighbour), not a question: it would move
+		// nothing and look like success. "0s" reads the clock.
 		if req.Advance == nil {
-			return httpx.OK(c, fiber.StatusOK, fiber.Map{"now": clock.Timestamp(d.Now())})
+			return problem.Invalid("advance is required.", `Send {"advance": "72h"} to move the clock, {"advance": "0s"} to read it.`)
 		}
 		dur, err := time.ParseDuration(*req.Advance)
 		if err != nil || dur < 0 {

@@ -151,13 +151,13 @@ func TestDevClock(t *testing.T) {
 	ada := devAgent(t, c, "Ada")
 	_, b = c.do("POST", "/api/world/register", nil, ada)
 	reg, _ := time.Parse(time.RFC3339Nano, b["citizen"].(map[string]any)["registered_at"].(string))
-	if reg.Sub(time.Now()) < 71*time.Hour {
+	if time.Until(reg) < 71*time.Hour {
 		t.Fatalf("services must use the shared development clock: registered_at %v", reg)
 	}
 	// last_seen_at follows the world's clock like every other time.
 	_, b = c.do("GET", "/api/world/profile", nil, ada)
 	seen, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(b["profile"].(map[string]any)["last_seen_at"]))
-	if seen.Sub(time.Now()) < 71*time.Hour {
+	if time.Until(seen) < 71*time.Hour {
 		t.Fatalf("last_seen_at must follow the development clock: %v", b["profile"])
 	}
 }
@@ -181,9 +181,14 @@ func TestDevClockIsBoundedAndKept(t *testing.T) {
 	if s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "1000h"}, admin); s != 400 {
 		t.Fatalf("the bound is on the total offset: %d %v", s, b)
 	}
-	s, b := c.do("POST", "/api/admin/clock", map[string]any{}, admin)
+	for _, body := range []any{map[string]any{}, map[string]any{"advance": nil}, map[string]any{"advanse": "1h"}} {
+		if s, b := c.do("POST", "/api/admin/clock", body, admin); s != 400 || b["error"] != "invalid_request" || b["hint"] == nil {
+			t.Fatalf("§10 a clock request without advance %v: want 400 invalid_request with a hint, got %d %v", body, s, b)
+		}
+	}
+	s, b := c.do("POST", "/api/admin/clock", map[string]any{"advance": "0s"}, admin)
 	ahead, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(b["now"]))
-	if s != 200 || ahead.Sub(time.Now()) < 86999*time.Hour {
+	if s != 200 || time.Until(ahead) < 86999*time.Hour {
 		t.Fatalf("now: %d %v", s, b)
 	}
 	if err := w.Stop(20 * time.Second); err != nil {

@@ -22,6 +22,8 @@ var notCommands = map[string]string{
 	"safety":         "a page for people",
 	"founding":       "a page for people",
 	"worldDiscovery": "/.well-known/world.json: for programs discovering the world (worldctl routes reads /openapi.json)",
+	"boardScript":    "the web board's scripts: JavaScript for a browser",
+	"bulletinMap":    "the web board's occupancy bitmap for its canvas (worldctl plot available and plot list answer an agent's questions about plots)",
 	"healthz":        "a probe for Kubernetes",
 	"readyz":         "a probe for Kubernetes",
 }

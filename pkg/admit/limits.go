@@ -1,6 +1,7 @@
 package admit
 
 import (
+	"net"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -17,6 +18,9 @@ type Limits struct {
 	// client address in (its first entry is the source); otherwise the
 	// source is the connection's address.
 	SourceHeader string
+	// LoopbackUnlimited exempts loopback clients from per-source rules (the
+	// local runner: config.Common.LoopbackSourcesUnlimited).
+	LoopbackUnlimited bool
 }
 
 // PerAgent counts a request against rule for the authenticated agent (after
@@ -27,27 +31,46 @@ func (l *Limits) PerAgent(rule string) fiber.Handler {
 		if !ok {
 			return c.Next()
 		}
-		if err := l.Take(c, rule, p.AgentID); err != nil {
-			return err
-		}
-		return c.Next()
+		return l.around(c, rule, p.AgentID)
 	}
 }
 
 // PerSource counts a request against rule for its source address.
 func (l *Limits) PerSource(rule string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if err := l.Take(c, rule, l.Source(c)); err != nil {
-			return err
+		src := l.Source(c)
+		if l != nil && l.LoopbackUnlimited && src == c.IP() && isLoopback(src) {
+			return c.Next()
 		}
-		return c.Next()
+		return l.around(c, rule, src)
 	}
 }
 
-// Take counts one request of key under rule, or returns the 429.
-func (l *Limits) Take(c *fiber.Ctx, rule, key string) error {
+func isLoopback(addr string) bool {
+	ip := net.ParseIP(addr)
+	return ip != nil && ip.IsLoopback()
+}
+
+// around counts the request, runs the rest of the chain, and gives the
+// count back when the request was refused there.
+func (l *Limits) around(c *fiber.Ctx, rule, key string) error {
+	taken, err := l.Take(c, rule, key)
+	if err != nil {
+		return err
+	}
+	err = c.Next()
+	if auth.Refused(c, err) {
+		taken.Give(c.UserContext())
+	}
+	return err
+}
+
+// Take counts one request of key under rule, or returns the 429. A handler
+// that takes mid-way gives the count back (Taken.Give) when it refuses the
+// request after all.
+func (l *Limits) Take(c *fiber.Ctx, rule, key string) (ratelimit.Taken, error) {
 	if l == nil {
-		return nil
+		return ratelimit.Taken{}, nil
 	}
 	return l.Limiter.Allow(c.UserContext(), rule, key)
 }

@@ -69,8 +69,9 @@ func (m *Middleware) handler(required bool) fiber.Handler {
 			}
 			return anonymous(c.Next())
 		}
+		var taken ratelimit.Taken
 		if required && isWrite(c.Method()) {
-			if err := m.Limits.Allow(c.UserContext(), ratelimit.Writes, p.AgentID); err != nil {
+			if taken, err = m.Limits.Allow(c.UserContext(), ratelimit.Writes, p.AgentID); err != nil {
 				return err
 			}
 		}
@@ -78,7 +79,11 @@ func (m *Middleware) handler(required bool) fiber.Handler {
 		if m.Seen != nil {
 			m.Seen(c.UserContext(), p.AgentID, p.Signed)
 		}
-		return c.Next()
+		err = c.Next()
+		if Refused(c, err) {
+			taken.Give(c.UserContext())
+		}
+		return err
 	}
 }
 
@@ -204,7 +209,7 @@ func credentialsInBody(body []byte) (agentID string, cert []byte, err error) {
 	}
 	var bc bodyCredentials
 	if json.Unmarshal(body, &bc) != nil {
-		return "", nil, nil // not our concern: the handler reports malformed JSON
+		return "", nil, nil //nolint:nilerr // not our concern: the handler reports malformed JSON
 	}
 	if len(bc.AgentID) > 0 && string(bc.AgentID) != "null" {
 		if json.Unmarshal(bc.AgentID, &agentID) != nil {
@@ -252,4 +257,11 @@ func CheckAmbassador(token, authorization string) error {
 		return problem.Unauthenticated("The ambassador token is wrong.", "Send Authorization: Bearer <ambassador token> exactly as configured.")
 	}
 	return nil
+}
+
+// Refused reports whether the handlers behind a rate limit refused the
+// request (returned an error, or answered 400 or above): its count is then
+// given back, since a refusal never counts toward a limit.
+func Refused(c *fiber.Ctx, err error) bool {
+	return err != nil || c.Response().StatusCode() >= fiber.StatusBadRequest
 }

@@ -39,9 +39,12 @@ func NewDurableReplayCache(ledger SignatureLedger) *ReplayCache {
 	return &ReplayCache{ledger: ledger, seen: make(map[string]int64)}
 }
 
-// firstUse records (agent, t, nonce, sig) and reports whether it was new.
-func (r *ReplayCache) firstUse(ctx context.Context, agentID string, rs RequestSignature, now time.Time) (bool, error) {
-	key := agentID + "|" + strconv.FormatInt(rs.T, 10) + "|" + rs.Nonce + "|" + encodeStd(rs.Sig)
+// firstUse records (t, nonce, sig) and reports whether it was new. The
+// key is the signature itself, not who presents it: the signed string names
+// no agent, so one signature verifies for every certificate of the same
+// public key (a provider may certify a key twice), and is still one use.
+func (r *ReplayCache) firstUse(ctx context.Context, rs RequestSignature, now time.Time) (bool, error) {
+	key := strconv.FormatInt(rs.T, 10) + "|" + rs.Nonce + "|" + encodeStd(rs.Sig)
 	if !r.remember(key, rs.T, now) {
 		return false, nil
 	}

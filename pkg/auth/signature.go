@@ -117,7 +117,7 @@ func VerifyRequest(ctx context.Context, cert *Certificate, rs RequestSignature, 
 	if !ed25519.Verify(key, SigningString(method, pathAndQuery, rs.T, body, rs.Nonce), rs.Sig) {
 		return problem.Unauthenticated("X-Agent-Signature does not verify with the certificate's public_key.", hintSig)
 	}
-	first, err := replay.firstUse(ctx, cert.AgentID, rs, now)
+	first, err := replay.firstUse(ctx, rs, now)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"context"
 	"time"
 
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 )
 
 // Citizen is what other services need to know about a citizen.

@@ -172,10 +172,7 @@ type ClockResponse struct {
 // AdvanceClock moves the world's development clock forward by d (0: only
 // read it) (ambassador; POST /api/admin/clock).
 func (c *Client) AdvanceClock(ctx context.Context, d time.Duration) (*ClockResponse, error) {
-	body := map[string]string{}
-	if d > 0 {
-		body["advance"] = d.String()
-	}
+	body := map[string]string{"advance": d.String()}
 	var out ClockResponse
 	return &out, c.do(ctx, call{method: "POST", path: "/api/admin/clock", body: body, auth: ambassador}, &out)
 }

@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 )
@@ -89,12 +88,4 @@ func (c *Client) Healthz(ctx context.Context) (*Health, error) {
 func (c *Client) Readyz(ctx context.Context) (*Health, error) {
 	var out Health
 	return &out, c.do(ctx, call{method: "GET", path: "/readyz"}, &out)
-}
-
-// decodeBody decodes a 2xx answer the caller reads itself.
-func decodeBody(resp *http.Response, out any) error {
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("%s %s: decode the answer: %w", resp.Request.Method, resp.Request.URL.Path, err)
-	}
-	return nil
 }

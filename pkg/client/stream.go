@@ -33,6 +33,10 @@ type FollowOptions struct {
 	MinBackoff, MaxBackoff time.Duration
 	// OnReconnect, when set, hears why the stream reconnects and after how long.
 	OnReconnect func(err error, wait time.Duration)
+	// OnOpen, when set, is called each time a connection is subscribed (the
+	// world's `retry:` field has arrived): every item written after it is
+	// in the stream.
+	OnOpen func()
 }
 
 // Stream is the live feed. Its channel closes when the context ends or the
@@ -78,7 +82,7 @@ func (c *Client) Follow(ctx context.Context, opts FollowOptions) *Stream {
 		failures := 0
 		serverRetry := time.Duration(0)
 		for {
-			delivered, retry, err := c.followOnce(ctx, opts.Type, s, ch)
+			delivered, retry, err := c.followOnce(ctx, opts, s, ch)
 			if ctx.Err() != nil {
 				return
 			}
@@ -127,10 +131,10 @@ func (c *Client) Follow(ctx context.Context, opts FollowOptions) *Stream {
 
 // followOnce reads one connection until it ends. It reports whether it
 // delivered an item and the stream's retry field.
-func (c *Client) followOnce(ctx context.Context, typ string, s *Stream, ch chan<- FeedEvent) (bool, time.Duration, error) {
+func (c *Client) followOnce(ctx context.Context, opts FollowOptions, s *Stream, ch chan<- FeedEvent) (bool, time.Duration, error) {
 	k := call{method: "GET", path: "/api/world/events", query: url.Values{},
 		header: http.Header{"Accept": {"text/event-stream"}}}
-	set(k.query, "type", typ)
+	set(k.query, "type", opts.Type)
 	if last := s.LastEventID(); last != "" {
 		k.header.Set("Last-Event-ID", last)
 	}
@@ -206,6 +210,9 @@ func (c *Client) followOnce(ctx context.Context, typ string, s *Stream, ch chan<
 		case "retry":
 			if ms, err := strconv.Atoi(value); err == nil && ms > 0 {
 				retry = time.Duration(ms) * time.Millisecond
+			}
+			if opts.OnOpen != nil {
+				opts.OnOpen()
 			}
 		}
 	}

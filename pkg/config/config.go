@@ -128,6 +128,11 @@ type Common struct {
 	// address (X-Forwarded-For behind the Ingress); rate limits per source
 	// read it. Empty: the connection's address.
 	ClientIPHeader string `env:"WORLD_CLIENT_IP_HEADER"`
+	// LoopbackSourcesUnlimited exempts clients on this machine (a loopback
+	// connection address, no proxy header) from the per-source rules: the
+	// local runner sets it, for a person simulating many agents on their
+	// own machine. No deployment sets it (no environment variable).
+	LoopbackSourcesUnlimited bool
 	// DevIDP turns on the development identity provider (identity serves it; off in production).
 	DevIDP bool `env:"WORLD_DEV_IDP" envDefault:"false"`
 	// DevClock makes the binary follow a development clock (never in

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"go.mongodb.org/mongo-driver/bson/bsontype"
+	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/x/bsonx/bsoncore"
 )
@@ -61,7 +61,7 @@ func (c schemas) toBSON(dst []byte, row []byte) ([]byte, error) {
 		if sch = c[string(f.val)]; sch == nil {
 			sch = &sjsonSchema{}
 			if err := json.Unmarshal(f.val, sch); err != nil {
-				return nil, fmt.Errorf("%w: schema: %v", errSJSON, err)
+				return nil, fmt.Errorf("%w: schema: %w", errSJSON, err)
 			}
 			c[string(f.val)] = sch
 		}
@@ -102,7 +102,7 @@ func appendValue(dst []byte, key string, t *sjsonTyp, v []byte) ([]byte, error) 
 		return nil, fmt.Errorf("%w: no type for %q", errSJSON, key)
 	}
 	bad := func(err error) ([]byte, error) {
-		return nil, fmt.Errorf("%w: %s %q: %v", errSJSON, t.T, key, err)
+		return nil, fmt.Errorf("%w: %s %q: %w", errSJSON, t.T, key, err)
 	}
 	switch t.T {
 	case "object":
@@ -116,7 +116,7 @@ func appendValue(dst []byte, key string, t *sjsonTyp, v []byte) ([]byte, error) 
 		} else if sch == nil {
 			return bad(errors.New("no schema"))
 		}
-		dst = bsoncore.AppendHeader(dst, bsontype.EmbeddedDocument, key)
+		dst = bsoncore.AppendHeader(dst, bson.TypeEmbeddedDocument, key)
 		return appendDoc(dst, sch, fields)
 	case "array":
 		items, err := arrayItems(v)
@@ -126,7 +126,7 @@ func appendValue(dst []byte, key string, t *sjsonTyp, v []byte) ([]byte, error) 
 		if len(items) != len(t.Items) {
 			return bad(fmt.Errorf("%d items, %d types", len(items), len(t.Items)))
 		}
-		dst = bsoncore.AppendHeader(dst, bsontype.Array, key)
+		dst = bsoncore.AppendHeader(dst, bson.TypeArray, key)
 		idx, dst := bsoncore.AppendArrayStart(dst)
 		for i, it := range items {
 			if dst, err = appendValue(dst, strconv.Itoa(i), t.Items[i], it); err != nil {
@@ -195,19 +195,19 @@ func appendValue(dst []byte, key string, t *sjsonTyp, v []byte) ([]byte, error) 
 		}
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil || t.Subtype == nil {
-			return bad(fmt.Errorf("binary: %v", err))
+			return bad(fmt.Errorf("binary: %w", err))
 		}
 		// Written by hand: for subtype 2 (the old binary) bsoncore adds an
 		// inner length, while FerretDB stores and answers the bytes as the
 		// client sent them, inner length included.
-		dst = bsoncore.AppendHeader(dst, bsontype.Binary, key)
+		dst = bsoncore.AppendHeader(dst, bson.TypeBinary, key)
 		dst = bsoncore.AppendInt32(dst, int32(len(b)))
 		dst = append(dst, *t.Subtype)
 		return append(dst, b...), nil
 	case "regex":
 		s, err := jsonString(v)
 		if err != nil || t.Options == nil {
-			return bad(fmt.Errorf("regex: %v", err))
+			return bad(fmt.Errorf("regex: %w", err))
 		}
 		return bsoncore.AppendRegexElement(dst, key, s, *t.Options), nil
 	case "null":

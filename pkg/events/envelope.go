@@ -11,7 +11,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"google.golang.org/protobuf/proto"
 
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 )
 
 // ContentType of every event value.

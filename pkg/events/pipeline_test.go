@@ -14,7 +14,7 @@ import (
 	"sharedworld.dev/pkg/embedded"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	ticketsv1 "sharedworld.dev/proto/tickets/v1"
 )
 

@@ -128,6 +128,8 @@ func serverErrors(srv *fasthttp.Server, limits map[string]int) {
 	srv.ErrorHandler = func(ctx *fasthttp.RequestCtx, err error) {
 		var small *fasthttp.ErrSmallBuffer
 		switch {
+		case framingRefused(ctx):
+			refuseFraming(ctx) // stopped by the one-byte limit guardServer set
 		case errors.Is(err, fasthttp.ErrBodyTooLarge):
 			markLinger(ctx)
 			limit := routeLimit(limits, string(ctx.Method()), string(ctx.Path()))

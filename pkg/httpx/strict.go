@@ -31,13 +31,46 @@ func guardServer(srv *fasthttp.Server) {
 			return
 		}
 		if ambiguousLength(ctx.Request.Header.RawHeaders()) {
-			writeRaw(ctx, problem.Invalid("The request carries more than one body length (Content-Length twice with different values, or Content-Length with Transfer-Encoding).",
-				"Send exactly one Content-Length header, or Transfer-Encoding: chunked alone."), "")
-			ctx.SetConnectionClose()
+			refuseFraming(ctx)
 			return
 		}
 		next(ctx)
 	}
+	// A request whose body length is ambiguous is refused as soon as its
+	// headers are read, not after a body of the length fasthttp believes:
+	// a body limit of one byte makes fasthttp stop at once with
+	// ErrBodyTooLarge, which serverErrors answers with refuseFraming.
+	// The verdict travels to serverErrors in a header of the request
+	// (fasthttp does not keep every raw header after a failed body read);
+	// one a client sent under that name is dropped first. A chunked body
+	// (fasthttp's reading of any Transfer-Encoding) is read as it comes,
+	// never waited for beyond what was sent: guardServer refuses it.
+	srv.HeaderReceived = func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		h.Del(headerAmbiguous)
+		if h.ContentLength() >= 0 && ambiguousLength(h.RawHeaders()) {
+			h.Set(headerAmbiguous, "1")
+			return fasthttp.RequestConfig{MaxRequestBodySize: 1}
+		}
+		return fasthttp.RequestConfig{}
+	}
+}
+
+// headerAmbiguous marks, inside the server, a request HeaderReceived found
+// ambiguous.
+const headerAmbiguous = "X-Sharedworld-Ambiguous-Length"
+
+// framingRefused reports a request HeaderReceived found ambiguous.
+func framingRefused(ctx *fasthttp.RequestCtx) bool {
+	return len(ctx.Request.Header.Peek(headerAmbiguous)) > 0
+}
+
+// refuseFraming answers a request whose body length is ambiguous (400) and
+// closes the connection: where its body ends, and so where the next
+// request starts, cannot be known.
+func refuseFraming(ctx *fasthttp.RequestCtx) {
+	writeRaw(ctx, problem.Invalid("The request's body length is ambiguous: Content-Length twice with different values, Content-Length beside Transfer-Encoding, or a Transfer-Encoding other than chunked.",
+		"Send exactly one Content-Length header, or Transfer-Encoding: chunked alone."), "")
+	ctx.SetConnectionClose()
 }
 
 func problemMethod(m string) *problem.Error {
@@ -49,11 +82,18 @@ func problemMethod(m string) *problem.Error {
 		Hint:    "Use GET, POST, PUT, PATCH or DELETE as /openapi.json lists for each path."}
 }
 
-// writeRaw writes a problem outside Fiber (no Fiber context exists yet).
+// writeRaw writes a problem outside Fiber (no Fiber context exists yet),
+// with the request id every answer carries (the one sent, as the app
+// keeps it, or a new one) for the client to quote.
 func writeRaw(ctx *fasthttp.RequestCtx, pe *problem.Error, allow string) {
 	status, code := StatusOf(pe)
 	b, _ := json.Marshal(ErrorBody{OK: false, Error: code, Message: pe.Message, Hint: pe.Hint})
+	id := string(ctx.Request.Header.Peek(HeaderRequestID))
+	if id == "" || len(id) > 64 {
+		id = newRequestID()
+	}
 	ctx.Response.Reset()
+	ctx.Response.Header.Set(HeaderRequestID, id)
 	ctx.SetStatusCode(status)
 	ctx.SetContentType(ContentTypeJSON)
 	if allow != "" {
@@ -74,11 +114,13 @@ func knownMethod(m []byte) bool {
 var (
 	contentLength    = []byte("content-length")
 	transferEncoding = []byte("transfer-encoding")
+	chunkedCoding    = []byte("chunked")
 )
 
 // ambiguousLength scans the raw header block (fasthttp keeps only the last
-// Content-Length it saw) for a second, different Content-Length, or one
-// beside Transfer-Encoding.
+// Content-Length it saw) for a second, different Content-Length, one
+// beside Transfer-Encoding, or a Transfer-Encoding other than chunked
+// (fasthttp reads any value as chunked).
 func ambiguousLength(raw []byte) bool {
 	var length []byte
 	lengths, chunked := 0, false
@@ -102,6 +144,9 @@ func ambiguousLength(raw []byte) bool {
 			length = value
 			lengths++
 		case len(key) == len(transferEncoding) && bytes.EqualFold(key, transferEncoding):
+			if chunked || !bytes.EqualFold(value, chunkedCoding) {
+				return true
+			}
 			chunked = true
 		}
 	}

@@ -32,7 +32,7 @@ func TestWithRequestKeepsTheParent(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &line); err != nil || line["request_id"] != "req-7" || line["msg"] != "hello" {
 		t.Fatalf("log line %q", out.String())
 	}
-	if FromContext(ctx) != FromContext(ctx) {
+	if FromContext(ctx) != FromContext(ctx) { //nolint:staticcheck // two calls on purpose: the second must return what the first built
 		t.Fatal("the request's logger is built more than once")
 	}
 }

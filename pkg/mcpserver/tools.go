@@ -190,7 +190,7 @@ func (s *Server) handler(sp spec, op *operation) mcp.ToolHandler {
 		args := map[string]any{}
 		if raw, err := json.Marshal(req.Params.Arguments); err == nil && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &args); err != nil {
-				return usage("the arguments must be a JSON object"), nil
+				return usage("the arguments must be a JSON object"), nil //nolint:nilerr // a refusal is a tool result, not a protocol error
 			}
 		}
 		if sp.prepare != nil {

@@ -35,6 +35,7 @@ type Mirror[R any] struct {
 	// postings are the keyed orders (Postings), by name; indexes is every
 	// order and postings, which each write keeps.
 	postings map[string]*Postings[R]
+	keepers  map[string]Keeper[R]
 	indexes  []index[R]
 	loaded   atomic.Bool
 	// db and coll say where the copy comes from (MirrorOf), for the

@@ -6,7 +6,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -108,8 +110,22 @@ func NewID(prefix string) string {
 	return prefix + "_" + hex.EncodeToString(b[:])
 }
 
-// IsDuplicate reports a unique-index violation.
-func IsDuplicate(err error) bool { return mongo.IsDuplicateKeyError(err) }
+// IsDuplicate reports a unique-index violation. MongoDB answers one with
+// code 11000 on every write; FerretDB v1 does so for inserts, but an update
+// that would break a unique index other than _id comes back from its SQLite
+// backend as an InternalError naming the constraint. Both are the same
+// refusal (nothing was written), so both are ErrDuplicate for the stores.
+func IsDuplicate(err error) bool {
+	if mongo.IsDuplicateKeyError(err) {
+		return true
+	}
+	var ce mongo.CommandError
+	return errors.As(err, &ce) && ce.Code == ferretInternalError &&
+		strings.Contains(ce.Message, "UNIQUE constraint failed")
+}
+
+// ferretInternalError is the code FerretDB v1 gives errors it does not map.
+const ferretInternalError = 1
 
 // FindAll runs a find and decodes every result into a slice, empty (never
 // nil, so it encodes as []) when nothing matches.

@@ -283,7 +283,7 @@ func (m *Mirror[R]) snapshotSection() (snapshotSection, bool, error) {
 	// named zone, would come back otherwise).
 	var back []R
 	if err := rowDec.Unmarshal(data, &back); err != nil || len(back) != len(rows) {
-		return snapshotSection{}, false, fmt.Errorf("%s: the rows do not read back: %v", m.coll, err)
+		return snapshotSection{}, false, fmt.Errorf("%s: the rows do not read back: %w", m.coll, err)
 	}
 	for i := range rows {
 		if !reflect.DeepEqual(rows[i], back[i]) {

@@ -8,7 +8,6 @@ import (
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/auth/mongoledger"
 	"sharedworld.dev/pkg/config"
-	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/ratelimit"
 	"sharedworld.dev/pkg/ratelimit/slots"
 )
@@ -25,10 +24,9 @@ type gate struct {
 	limits *admit.Limits
 }
 
-// newGate builds the gate on the backend: the signature ledger in the
-// database (restarts and replicas see it), and the rate limiter counting
-// in memory when this process is the only one (exclusive) and in database
-// slots when replicas share the budget.
+// newGate builds the gate on the backend: the signature ledger and the
+// rate limiter's slots in the database, so that replicas share one budget
+// and a restart (even a kill) starts no count over, on every backend.
 func newGate(ctx context.Context, b *Backend, cfg config.Common, log *slog.Logger) (*gate, error) {
 	db := b.DB(GateService)
 	ledger, err := mongoledger.New(ctx, db, log)
@@ -39,13 +37,12 @@ func newGate(ctx context.Context, b *Backend, cfg config.Common, log *slog.Logge
 	if err != nil {
 		return nil, err
 	}
-	var counter ratelimit.Counter = ratelimit.NewMemory()
-	if db.Mode() == mongox.Shared {
-		if counter, err = slots.New(ctx, db, log); err != nil {
-			return nil, err
-		}
+	counter, err := slots.New(ctx, db, log)
+	if err != nil {
+		return nil, err
 	}
 	return &gate{ledger: ledger, limits: &admit.Limits{
 		Limiter: ratelimit.New(rules, counter, nil), SourceHeader: cfg.ClientIPHeader,
+		LoopbackUnlimited: cfg.LoopbackSourcesUnlimited,
 	}}, nil
 }

@@ -27,8 +27,21 @@ type memoryCount struct {
 // NewMemory returns an empty in-process counter.
 func NewMemory() *Memory { return &Memory{counts: map[memoryKey]*memoryCount{}} }
 
+// memorySlot is the one slot name of Memory: its counts are plain numbers.
+const memorySlot = "counted"
+
+// Give implements Counter.
+func (m *Memory) Give(_ context.Context, key string, window int64, _ string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.counts[memoryKey{key, window}]; c != nil && c.n > 0 {
+		c.n--
+	}
+	return nil
+}
+
 // Take implements Counter.
-func (m *Memory) Take(_ context.Context, key string, window int64, limit int, expires time.Time) (bool, error) {
+func (m *Memory) Take(_ context.Context, key string, window int64, limit int, expires time.Time) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := time.Now()
@@ -47,8 +60,8 @@ func (m *Memory) Take(_ context.Context, key string, window int64, limit int, ex
 		m.counts[k] = c
 	}
 	if c.n >= limit {
-		return false, nil
+		return "", nil
 	}
 	c.n++
-	return true, nil
+	return memorySlot, nil
 }

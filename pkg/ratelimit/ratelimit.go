@@ -139,9 +139,30 @@ func Parse(settings map[string]string) (map[string]Rule, error) {
 // Counter counts requests per key and window.
 type Counter interface {
 	// Take counts one request of key in window if fewer than limit were
-	// counted there, and reports whether it did. expires is when the count
-	// may be forgotten.
-	Take(ctx context.Context, key string, window int64, limit int, expires time.Time) (bool, error)
+	// counted there, and returns the slot it counted it in ("" when it
+	// did not: the budget is spent). expires is when the count may be
+	// forgotten.
+	Take(ctx context.Context, key string, window int64, limit int, expires time.Time) (slot string, err error)
+	// Give uncounts a slot Take counted: the request was refused after
+	// all, and a refusal never counts toward a limit.
+	Give(ctx context.Context, key string, window int64, slot string) error
+}
+
+// Taken is one counted request, to give back if the request is refused
+// after it was counted (a 4xx of the handler behind the limit). The zero
+// Taken (nothing counted) gives back nothing.
+type Taken struct {
+	counter Counter
+	key     string
+	window  int64
+	slot    string
+}
+
+// Give uncounts the request. A failure only leaves the request counted.
+func (t Taken) Give(ctx context.Context) {
+	if t.slot != "" {
+		_ = t.counter.Give(ctx, t.key, t.window, t.slot)
+	}
 }
 
 // Limiter applies rules over a counter.
@@ -166,24 +187,26 @@ func (l *Limiter) Rule(name string) (Rule, bool) {
 }
 
 // Allow counts one request of key under the named rule, or returns the
-// 429 problem when the key's budget for the window is spent. A nil limiter
-// allows everything (a job's host serves no request).
-func (l *Limiter) Allow(ctx context.Context, rule, key string) error {
+// 429 problem when the key's budget for the window is spent. The caller
+// gives the count back (Taken.Give) when the request is refused after all.
+// A nil limiter allows everything (a job's host serves no request).
+func (l *Limiter) Allow(ctx context.Context, rule, key string) (Taken, error) {
 	if l == nil {
-		return nil
+		return Taken{}, nil
 	}
 	r, ok := l.rules[rule]
 	if !ok {
-		return fmt.Errorf("ratelimit: no rule %q", rule)
+		return Taken{}, fmt.Errorf("ratelimit: no rule %q", rule)
 	}
 	now := l.now()
 	w := r.WindowOf(now)
-	took, err := l.counter.Take(ctx, rule+"|"+key, w, r.Limit, r.ResetAt(now))
+	k := rule + "|" + key
+	slot, err := l.counter.Take(ctx, k, w, r.Limit, r.ResetAt(now))
 	if err != nil {
-		return problem.Unavailable("The rate limit could not be checked.", "Retry in a few seconds; nothing was done.")
+		return Taken{}, problem.Unavailable("The rate limit could not be checked.", "Retry in a few seconds; nothing was done.")
 	}
-	if !took {
-		return r.Refusal(now)
+	if slot == "" {
+		return Taken{}, r.Refusal(now)
 	}
-	return nil
+	return Taken{counter: l.counter, key: k, window: w, slot: slot}, nil
 }

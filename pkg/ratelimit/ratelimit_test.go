@@ -69,12 +69,12 @@ func TestLimiterRefusesOverTheBudgetAndCountsNoRefusal(t *testing.T) {
 	l := ratelimit.New(rules, ratelimit.NewMemory(), func() time.Time { return now })
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
-		if err := l.Allow(ctx, "r", "ada"); err != nil {
+		if _, err := l.Allow(ctx, "r", "ada"); err != nil {
 			t.Fatalf("request %d: %v", i+1, err)
 		}
 	}
 	for i := 0; i < 5; i++ {
-		err := l.Allow(ctx, "r", "ada")
+		_, err := l.Allow(ctx, "r", "ada")
 		pe, ok := problem.As(err)
 		if !ok || pe.Kind != problem.KindRateLimited {
 			t.Fatalf("request over the budget: %v", err)
@@ -83,22 +83,22 @@ func TestLimiterRefusesOverTheBudgetAndCountsNoRefusal(t *testing.T) {
 			t.Fatalf("refusal must give the wait: %+v", pe)
 		}
 	}
-	if err := l.Allow(ctx, "r", "bob"); err != nil {
+	if _, err := l.Allow(ctx, "r", "bob"); err != nil {
 		t.Fatalf("another key has its own budget: %v", err)
 	}
 	// The next window: the refusals above took nothing from it either way,
 	// and the budget is whole again.
 	now = now.Add(time.Minute)
 	for i := 0; i < 3; i++ {
-		if err := l.Allow(ctx, "r", "ada"); err != nil {
+		if _, err := l.Allow(ctx, "r", "ada"); err != nil {
 			t.Fatalf("next window, request %d: %v", i+1, err)
 		}
 	}
-	if err := l.Allow(ctx, "r", "ada"); err == nil {
+	if _, err := l.Allow(ctx, "r", "ada"); err == nil {
 		t.Fatal("the fourth request of the next window must be refused")
 	}
 	var nilLimiter *ratelimit.Limiter
-	if err := nilLimiter.Allow(ctx, "r", "ada"); err != nil {
+	if _, err := nilLimiter.Allow(ctx, "r", "ada"); err != nil {
 		t.Fatal("a nil limiter allows everything")
 	}
 }

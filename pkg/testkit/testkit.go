@@ -21,7 +21,7 @@ import (
 	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/embedded"
 	"sharedworld.dev/pkg/mongox"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 )
 
 var (

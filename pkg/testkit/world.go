@@ -109,12 +109,20 @@ func (k *Kit) Limits(settings map[string]string) *admit.Limits {
 // as a citizen.registered event on Kafka.
 func (k *Kit) Register(a Agent) citizens.Citizen {
 	k.T.Helper()
+	return k.RegisterAt(a, time.Now())
+}
+
+// RegisterAt is Register with the registration time of a service's clock
+// (a test's fixed world time), for rules that compare it with other world
+// times (who may vote on a proposal).
+func (k *Kit) RegisterAt(a Agent, at time.Time) citizens.Citizen {
+	k.T.Helper()
 	if k.registry == nil {
 		k.registry = &Registry{byID: map[string]citizens.Citizen{}}
 	}
 	k.registry.mu.Lock()
 	k.registry.n++
-	c := citizens.Citizen{AgentID: a.ID, Name: a.Name, Number: k.registry.n, RegisteredAt: time.Now().UTC(), Version: 1}
+	c := citizens.Citizen{AgentID: a.ID, Name: a.Name, Number: k.registry.n, RegisteredAt: at.UTC(), Version: 1}
 	k.registry.byID[a.ID] = c
 	k.registry.mu.Unlock()
 	k.Publish(events.MustNew("/services/identity", a.ID, &identityv1.CitizenRegistered{

@@ -1,6 +1,8 @@
 package bulletin_test
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -69,7 +71,21 @@ func TestEventsPages(t *testing.T) {
 		t.Fatalf("CONTRACT §11 a limit above 100 is capped: %s", r.Raw)
 	}
 
-	for _, bad := range []string{"?type=message", "?limit=abc", "?limit=0", "?cursor=not-a-cursor", "?cursor=e30"} {
+	// Cursors the world never issued: a made-up item (no event id of the
+	// world's shape, no time), a real numbering's seq naming another item.
+	var first map[string]any
+	_ = json.Unmarshal(mustCursor(t, w, "/api/world/events?limit=1"), &first)
+	forged := []map[string]any{
+		{"at": 0, "id": "x"},
+		{"at": 1795000000000, "id": "x"},
+		{"at": first["at"], "id": first["id"], "e": first["e"], "s": first["s"].(float64) + 1},
+	}
+	bads := []string{"?type=message", "?limit=abc", "?limit=0", "?cursor=not-a-cursor", "?cursor=e30"}
+	for _, f := range forged {
+		b, _ := json.Marshal(f)
+		bads = append(bads, "?cursor="+base64.RawURLEncoding.EncodeToString(b))
+	}
+	for _, bad := range bads {
 		t.Run("CONTRACT §11 "+bad, func(t *testing.T) {
 			w.do(t, http.MethodGet, "/api/world/events"+bad, nil, nil).ExpectError(t, 400, "invalid_request")
 		})
@@ -101,4 +117,16 @@ func TestCommonsIsNoClaim(t *testing.T) {
 	if plots := doc["plots"].([]any); len(plots) != 2 || plots[0].(map[string]any)["plot_id"] != "plot_0_0" {
 		t.Fatalf("CONTRACT §6 the commons stays on the map: %s", jsonOf(t, plots))
 	}
+}
+
+// mustCursor returns the decoded pagination.next of a page.
+func mustCursor(t *testing.T, w *world, path string) []byte {
+	t.Helper()
+	r := w.do(t, http.MethodGet, path, nil, nil)
+	next, _ := r.Body["pagination"].(map[string]any)["next"].(string)
+	b, err := base64.RawURLEncoding.DecodeString(next)
+	if err != nil || next == "" {
+		t.Fatalf("no next cursor on %s: %s", path, r.Raw)
+	}
+	return b
 }

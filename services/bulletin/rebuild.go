@@ -7,7 +7,7 @@ import (
 
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/bulletin/internal/app"
 	"sharedworld.dev/services/bulletin/internal/messages"
 )

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/events"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/bulletin/internal/app"
 	"sharedworld.dev/services/bulletin/internal/domain"
 	"sharedworld.dev/services/bulletin/internal/signal"

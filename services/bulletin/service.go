@@ -278,11 +278,11 @@ func (s *Service) applyBatch(ctx context.Context, agg *app.Aggregator, evs []eve
 func apply(ctx context.Context, agg *app.Aggregator, e events.Event) error {
 	de, err := messages.ToDomain(e)
 	if err != nil {
-		return fmt.Errorf("%w: %v", events.ErrPermanent, err)
+		return fmt.Errorf("%w: %w", events.ErrPermanent, err)
 	}
 	err = agg.Apply(ctx, de)
 	if errors.Is(err, domain.ErrInvalidEvent) {
-		return fmt.Errorf("%w: %v", events.ErrPermanent, err)
+		return fmt.Errorf("%w: %w", events.ErrPermanent, err)
 	}
 	return err
 }

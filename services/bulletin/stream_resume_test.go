@@ -191,7 +191,7 @@ func (r *resumingReader) read(n int) error {
 	for n > 0 && len(r.ids) < r.want {
 		line, err := rd.ReadString('\n')
 		if err != nil {
-			return nil
+			return nil //nolint:nilerr // the stream ended: the caller compares what was read with what it wanted
 		}
 		line = strings.TrimSuffix(line, "\n")
 		switch {
@@ -232,7 +232,7 @@ func streamSeq(id string) (int64, error) {
 		err = errors.New("no seq")
 	}
 	if err != nil {
-		return 0, fmt.Errorf("event id %q: %v", id, err)
+		return 0, fmt.Errorf("event id %q: %w", id, err)
 	}
 	return pos.Seq, nil
 }

@@ -97,3 +97,15 @@ func TestAgentGuideExamplesMatchTheAPI(t *testing.T) {
 		}
 	}
 }
+
+// §9 of the guide says what a permissions PUT does: it replaces the five
+// fields (CONTRACT §11), so a field left out is reset, not kept.
+func TestAgentGuideSaysPermissionsPutReplaces(t *testing.T) {
+	guide := agentGuide(t, devWorld)
+	if strings.Contains(guide, "keep their value") {
+		t.Error("/agent.txt says fields left out of a permissions PUT keep their value; the PUT replaces them")
+	}
+	if !strings.Contains(guide, "A PUT replaces all five fields") || !strings.Contains(guide, "takes its\ndefault") {
+		t.Error("/agent.txt does not say that a permissions PUT replaces every field")
+	}
+}

@@ -106,3 +106,16 @@ func TestBodiesConformToTheirSchemas(t *testing.T) {
 		t.Error("the Error schema accepts an unknown code")
 	}
 }
+
+// world.json describes the signature the world verifies: the header with
+// its optional nonce and the nonce's fifth signing line (as /agent.txt and
+// the OpenAPI document do).
+func TestDiscoveryDescribesTheSignatureWithItsNonce(t *testing.T) {
+	idp, _ := discoveryOf(t, devWorld)["identity_provider"].(map[string]any)
+	sig, _ := idp["request_signature"].(map[string]any)
+	lines, _ := sig["signing_lines"].([]any)
+	if sig["format"] != "t=<unix seconds>,n=<nonce>,sig=<base64 Ed25519 signature>" ||
+		sig["signing_string"] != `METHOD\nPATH?QUERY\n<t>\n<hex sha256 of body>\n<nonce>` || len(lines) != 5 || sig["nonce"] == nil {
+		t.Errorf("world.json's request_signature is not the signature the world verifies: %v", sig)
+	}
+}

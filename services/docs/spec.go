@@ -100,7 +100,7 @@ func parseLimits(ext any) ([]Limit, error) {
 	}
 	var byName map[string]Limit
 	if err := json.Unmarshal(raw, &byName); err != nil || len(byName) == 0 {
-		return nil, fmt.Errorf("x-limits must map names to {value, applies_to, error}: %v", err)
+		return nil, fmt.Errorf("x-limits must map names to {value, applies_to, error}: %w", err)
 	}
 	out := make([]Limit, 0, len(byName))
 	for name, l := range byName {

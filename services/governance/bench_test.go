@@ -74,10 +74,16 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
-// seed stores n standard proposals made at start straight through the store.
+// seed stores n standard proposals made at start straight through the
+// store, through the adapter the service uses in the kit's mode: on an
+// exclusive database the mirrored one, whose writes reach the service's
+// in-memory copy (one copy per database handle).
 func seed(b *testing.B, w *world, n int) {
 	b.Helper()
-	st := store.New(w.kit.DB, messages.Encode, nil)
+	var st domain.Repository = store.New(w.kit.DB, messages.Encode, nil)
+	if w.kit.DB.Exclusive() {
+		st = store.NewMirrored(w.kit.DB, messages.Encode, nil)
+	}
 	d := domain.Draft{Type: domain.Standard, Title: "t", Body: "b"}
 	for i := range n {
 		by := fmt.Sprintf("emb_seed%d", i/3)

@@ -183,3 +183,22 @@ func TestRecall(t *testing.T) {
 	}
 	w.openElection(t, "peace")
 }
+
+// §7 an election named twice, by election_id and by role, must be named
+// the same way twice: fields that disagree are 400, never the one of them
+// the server happens to read (as a proposal's type and tier).
+func TestElectRefusesConflictingFields(t *testing.T) {
+	w := newWorld(t, 10)
+	cs := w.citizens(t, 10)
+	if got := w.check(t); len(got) != 5 {
+		t.Fatalf("§7 the 10th citizen: want five elections opened, got %v", got)
+	}
+	land := w.openElection(t, "land")["election_id"]
+	w.elect(t, cs[0], map[string]any{"role": "peace", "election_id": land, "action": "nominate"}).ExpectError(t, 400, "invalid_request")
+	w.elect(t, cs[0], map[string]any{"role": "mayor", "election_id": land, "action": "nominate"}).ExpectError(t, 400, "invalid_request")
+	if cands := w.openElection(t, "land")["candidates"].([]any); len(cands) != 0 {
+		t.Fatalf("§7 a refused nomination nominated: %v", cands)
+	}
+	// Both fields naming the same election is fine.
+	w.elect(t, cs[0], map[string]any{"role": "land", "election_id": land, "action": "nominate"}).ExpectStatus(t, 200)
+}

@@ -50,7 +50,7 @@ func (w *world) citizens(t testing.TB, n int) []testkit.Agent {
 	for i := range out {
 		w.n++
 		out[i] = w.kit.NewAgent(fmt.Sprintf("citizen-%d", w.n), nil)
-		w.kit.Register(out[i])
+		w.kit.RegisterAt(out[i], w.clock.Now())
 	}
 	want := int64(w.n)
 	testkit.Eventually(t, 10*time.Second, "the directory counts every citizen", func() bool {

@@ -162,3 +162,23 @@ func TestProposeLimitsAndErrors(t *testing.T) {
 		t.Fatalf("§7 the standard proposals over pages: %d, want 3", len(seen))
 	}
 }
+
+// TestLatecomersDoNotVote: §7 total_eligible is the living citizens when
+// voting opens; a citizen registered after that is not among them and may
+// not vote (403), so the ballots never outnumber total_eligible.
+func TestLatecomersDoNotVote(t *testing.T) {
+	w := newWorld(t, 1000)
+	cs := w.citizens(t, 2)
+	p := w.propose(t, cs[0], "standard")
+	id := p["proposal_id"].(string)
+	w.at(ts(t, p["discussion_ends_at"]))
+	w.check(t)
+	w.at(ts(t, p["discussion_ends_at"]).Add(time.Hour))
+	late := w.citizens(t, 1)[0]
+	w.vote(t, late, id, "for").ExpectError(t, 403, "permission_denied")
+	w.vote(t, cs[1], id, "for").ExpectStatus(t, 201)
+	got := w.proposal(t, id)
+	if got["total_eligible"] != float64(2) || got["votes_for"] != float64(1) {
+		t.Fatalf("§7 the latecomer's ballot was counted: %v", got)
+	}
+}

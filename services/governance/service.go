@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/citizens/directory"
@@ -22,9 +23,11 @@ import (
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/services/governance/internal/app"
 	"sharedworld.dev/services/governance/internal/ballot"
+	"sharedworld.dev/services/governance/internal/domain"
 	govhttp "sharedworld.dev/services/governance/internal/http"
 	"sharedworld.dev/services/governance/internal/messages"
 	"sharedworld.dev/services/governance/internal/store"
+	"sharedworld.dev/services/governance/internal/telemetry"
 )
 
 // Options are the governance service's own settings.
@@ -58,7 +61,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		return nil, fmt.Errorf("governance: %w", err)
 	}
 	relay := events.NewRelay("governance", deps.DB, deps.Publisher, deps.Logger)
-	st := store.New(deps.DB, messages.Encode, relay)
+	st := newRepository(deps, relay)
 	relay.Add(st.Collections()...)
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("governance storage: %w", err)
@@ -68,12 +71,28 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		Service: "governance", Group: "governance", Topics: citizens.Topics, Brokers: deps.Brokers,
 		Ledger: events.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,
 	})
-	a := app.New(st, store.NewCitizens(deps.DB, dir), store.NewLease(deps.DB), box, deps.Clock, opts.Trigger, deps.Logger)
+	a := app.New(st, store.NewCitizens(deps.DB, dir), store.NewLease(deps.DB), box, deps.Clock, opts.Trigger, deps.Logger, telemetry.Observer{})
 	return &Service{
 		app:      a,
 		handlers: &govhttp.Handlers{App: a, Auth: deps.Auth, Citizens: dir, AmbassadorToken: deps.AmbassadorToken},
 		relay:    relay, consumer: consumer, clock: deps.Clock, log: deps.Logger, hourly: opts.Hourly,
 	}, nil
+}
+
+// repository is the governance adapter for the backend: the mirrored one
+// where this process is the database's only writer, the MongoDB one
+// otherwise.
+type repository interface {
+	domain.Repository
+	Collections() []*mongo.Collection
+	EnsureIndexes(context.Context) error
+}
+
+func newRepository(deps platform.Deps, relay *events.Relay) repository {
+	if deps.DB.Exclusive() {
+		return store.NewMirrored(deps.DB, messages.Encode, relay)
+	}
+	return store.New(deps.DB, messages.Encode, relay)
 }
 
 // Name is "governance".

@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"sharedworld.dev/pkg/auth"
 )
 
 func credentials(t *testing.T, r map[string]any) map[string]string {
@@ -132,4 +135,25 @@ func TestDevProviderRevocation(t *testing.T) {
 		w.do(t, http.MethodPost, "/dev/idp/verify", map[string]any{"certificate": v}, nil).ExpectError(t, 400, "invalid_request")
 	}
 	w.do(t, http.MethodPost, "/dev/idp/verify", map[string]any{"certificate": nil}, nil).ExpectError(t, 400, "invalid_request")
+}
+
+// TestOneSignatureIsAcceptedOnceWhoeverPresentsIt: §2 a request signature
+// is accepted once. The development provider certifies any public key, so
+// two identities may share one; a signature made with it verifies for both,
+// and must still be used only once.
+func TestOneSignatureIsAcceptedOnceWhoeverPresentsIt(t *testing.T) {
+	w := newWorld(t)
+	ada := w.do(t, http.MethodPost, "/dev/idp/register", map[string]any{"agent_name": "Ada"}, nil)
+	ada.ExpectStatus(t, 201)
+	seed, _ := base64.StdEncoding.DecodeString(ada.Body["private_key"].(string))
+	key := ed25519.NewKeyFromSeed(seed)
+	mallory := w.do(t, http.MethodPost, "/dev/idp/register",
+		map[string]any{"agent_name": "Mallory", "public_key": base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey))}, nil)
+	mallory.ExpectStatus(t, 201)
+
+	sig := auth.SignRequestNonce(key, "GET", "/api/world/whoami", time.Now().Unix(), nil, "once")
+	asMallory, asAda := credentials(t, mallory.Body), credentials(t, ada.Body)
+	asMallory["X-Agent-Signature"], asAda["X-Agent-Signature"] = sig, sig
+	w.do(t, http.MethodGet, "/api/world/whoami", nil, asMallory).ExpectStatus(t, 200)
+	w.do(t, http.MethodGet, "/api/world/whoami", nil, asAda).ExpectError(t, 401, "unauthenticated")
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"sharedworld.dev/services/identity/internal/domain"
-	"sharedworld.dev/services/identity/internal/store"
 )
 
 // directoryWorld is the directory: this many visible citizens,
@@ -25,7 +24,7 @@ var seedInterests = []string{"gardening", "music", "maps", "poetry", "weather", 
 func BenchmarkDirectory(b *testing.B) {
 	w := newWorld(b)
 	ctx := w.kit.Ctx()
-	s := store.NewCitizens(w.kit.DB, nil)
+	s := citizenStore(w.kit.DB)
 	now := time.Now()
 	for i := range directoryWorld {
 		role := "tinkerer"

@@ -9,7 +9,7 @@ import (
 
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	identityv1 "sharedworld.dev/proto/identity/v1"
 )
 

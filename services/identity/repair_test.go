@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/identity"
 	"sharedworld.dev/services/identity/internal/domain"
@@ -19,7 +20,7 @@ func TestInterruptedRegistrationCompletesAtStart(t *testing.T) {
 	deps := kit.Deps(nil)
 	deps.Citizens = nil
 	a := kit.NewAgent("Crash", nil)
-	claims := store.NewCitizens(deps.DB, nil)
+	claims := citizenStore(deps.DB)
 	if err := claims.Claim(ctx, domain.NewPending(a.ID, domain.Profile{Name: "Crash"}, time.Now().Add(-2*time.Minute))); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestRetriedRegistrationFinishesAnInterruptedOne(t *testing.T) {
 	}
 	app := kit.App(svc)
 	a := kit.NewAgent("Retry", nil)
-	claims := store.NewCitizens(deps.DB, nil)
+	claims := citizenStore(deps.DB)
 	if err := claims.Claim(ctx, domain.NewPending(a.ID, domain.Profile{Name: "Retry"}, time.Now())); err != nil {
 		t.Fatal(err)
 	}
@@ -65,4 +66,15 @@ func TestRetriedRegistrationFinishesAnInterruptedOne(t *testing.T) {
 		t.Fatalf("after the retry the agent is a citizen: %s", who.Raw)
 	}
 	testkit.Do(t, app, register).ExpectError(t, http.StatusConflict, "already_registered")
+}
+
+// citizenStore is the adapter the service uses on db, for a test that
+// writes citizens beside it: on an exclusive database the mirrored one,
+// whose writes reach the service's in-memory copy (one copy per database
+// handle).
+func citizenStore(db *mongox.DB) domain.Repository {
+	if db.Exclusive() {
+		return store.NewMirroredCitizens(db, nil)
+	}
+	return store.NewCitizens(db, nil)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
@@ -49,7 +50,7 @@ func OpenDevProvider(ctx context.Context, db *mongox.DB, prefix string) (*devidp
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	s := &Service{}
 	s.relay = events.NewRelay("identity", deps.DB, deps.Publisher, deps.Logger)
-	citizenStore := store.NewCitizens(deps.DB, s.relay)
+	citizenStore := newRepository(deps, s.relay)
 	s.relay.Add(citizenStore.Collection())
 	if err := citizenStore.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("identity storage: %w", err)
@@ -69,6 +70,21 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		s.dev = &identityhttp.DevIDP{Provider: opts.DevProvider, Verifier: deps.Auth.Verifier, Auth: deps.Auth, Clock: deps.Clock, AmbassadorToken: deps.AmbassadorToken}
 	}
 	return s, nil
+}
+
+// repository is identity's adapter for the backend: the mirrored one where
+// this process is the database's only writer, the MongoDB one otherwise.
+type repository interface {
+	domain.Repository
+	Collection() *mongo.Collection
+	EnsureIndexes(context.Context) error
+}
+
+func newRepository(deps platform.Deps, relay *events.Relay) repository {
+	if deps.DB.Exclusive() {
+		return store.NewMirroredCitizens(deps.DB, relay)
+	}
+	return store.NewCitizens(deps.DB, relay)
 }
 
 // Name is "identity".

@@ -59,8 +59,14 @@ func TestSection8CommonsLimitsOnTheWorldsClock(t *testing.T) {
 	}
 	page := w.do(nil, "GET", "/api/world/commons/general?limit=3", nil)
 	posts := items(page.Body["posts"])
-	if len(posts) != 3 || posts[0]["title"] != "a new day" || posts[0]["content"] != "Hello world" || page.Body["pagination"].(map[string]any)["next"] == nil {
+	if len(posts) != 3 || posts[0]["title"] != "a new day" || posts[0]["content"] != "<p>Hello <script>x()</script>world</p>" || page.Body["pagination"].(map[string]any)["next"] == nil {
 		t.Fatalf("channel page: %s", page.Raw)
+	}
+	// §8 every channel is readable, the ambassador's too.
+	ann := w.do(nil, "GET", "/api/world/commons/announcements", nil)
+	ann.ExpectStatus(t, 200)
+	if got := items(ann.Body["posts"]); len(got) != 1 || got[0]["title"] != "Rules" {
+		t.Fatalf("announcements channel page: %s", ann.Raw)
 	}
 	w.do(nil, "GET", "/api/world/commons/nowhere", nil).ExpectError(t, 404, "not_found")
 	w.do(nil, "GET", "/api/world/commons/general?cursor=@@", nil).ExpectError(t, 400, "invalid_request")
@@ -72,4 +78,24 @@ func testAmbassadorWrongToken(t *testing.T, w *world) {
 	t.Helper()
 	r := w.do(nil, "POST", "/api/world/commons/announcements", post("x"))
 	r.ExpectError(t, 403, "permission_denied")
+}
+
+// TestTextIsKeptAsSent: §8 a post and a message to the ambassador are JSON
+// text, stored and listed byte for byte: citizens post code, and nothing
+// that looks like markup is taken out of it (what renders it escapes it).
+func TestTextIsKeptAsSent(t *testing.T) {
+	w := newWorld(t)
+	alice := w.citizen("alice")
+	code := "if a<b and b>c then swap\n  <script>alert(1)</script> &amp; "
+	w.do(&alice, "POST", "/api/world/commons/general", map[string]any{"title": "<b>t</b>", "content": code}).ExpectStatus(t, 201)
+	posts := items(w.do(nil, "GET", "/api/world/commons/general", nil).Body["posts"])
+	if len(posts) != 1 || posts[0]["title"] != "<b>t</b>" || posts[0]["content"] != code {
+		t.Fatalf("§8 the post was rewritten: %v", posts)
+	}
+	w.do(&alice, "POST", "/api/world/inbox", map[string]any{"subject": "<i>x</i>", "body": "<script>alert(1)</script>", "type": "security"}).ExpectStatus(t, 201)
+	got := items(w.admin("GET", "/api/admin/inbox", nil).Body["messages"])
+	if len(got) != 1 || got[0]["subject"] != "<i>x</i>" || got[0]["body"] != "<script>alert(1)</script>" {
+		t.Fatalf("§8 the message to the ambassador was rewritten: %v", got)
+	}
+	w.do(&alice, "POST", "/api/world/commons/help", map[string]any{"title": "t", "content": " \n "}).ExpectError(t, 400, "invalid_request")
 }

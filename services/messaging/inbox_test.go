@@ -35,7 +35,7 @@ func TestSection8InboxTypesDailyLimitAndReply(t *testing.T) {
 	}
 
 	mine := items(w.do(&alice, "GET", "/api/world/inbox", nil).Body["messages"])
-	if len(mine) != 1 || mine[0]["body"] != "The well is dry" || mine[0]["reply"] != nil {
+	if len(mine) != 1 || mine[0]["body"] != "The <b>well</b> is dry" || mine[0]["reply"] != nil {
 		t.Fatalf("own inbox: %v", mine)
 	}
 	w.do(nil, "GET", "/api/admin/inbox", nil).ExpectError(t, 401, "unauthenticated")

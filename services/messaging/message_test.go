@@ -81,8 +81,8 @@ func TestSection8MessagesSealedListedAndOpened(t *testing.T) {
 		t.Fatalf("pagination: %s", r.Raw)
 	}
 	first := items(r.Body["messages"])
-	if first[0]["message_id"] != ids[2] || first[0]["content"] != nil {
-		t.Fatalf("newest first, no text without a key: %s", r.Raw)
+	if first[0]["message_id"] != ids[2] || first[0]["content"] != nil || first[0]["subject"] != "hello" {
+		t.Fatalf("newest first, the subject listed like an envelope's, no content without a key: %s", r.Raw)
 	}
 	r2 := w.do(&bob, "GET", "/api/world/messages?box=inbox&limit=2&cursor="+str(p["next"]), nil)
 	rest := items(r2.Body["messages"])
@@ -99,7 +99,7 @@ func TestSection8MessagesSealedListedAndOpened(t *testing.T) {
 	wrong := w.do(&bob, "POST", "/api/world/messages?box=inbox", map[string]any{"encryption_key": "guess"})
 	wrong.ExpectStatus(t, 200)
 	for _, m := range items(wrong.Body["messages"]) {
-		if m["decrypted"] != false || m["content"] != nil || m["decrypt_error"] == nil {
+		if m["decrypted"] != false || m["content"] != nil || m["decrypt_error"] == nil || m["subject"] != "hello" {
 			t.Fatalf("wrong key: %s", wrong.Raw)
 		}
 	}

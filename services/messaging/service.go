@@ -13,16 +13,19 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/seal"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/messaging/internal/app"
+	"sharedworld.dev/services/messaging/internal/domain"
 	messaginghttp "sharedworld.dev/services/messaging/internal/http"
 	"sharedworld.dev/services/messaging/internal/messages"
 	"sharedworld.dev/services/messaging/internal/store"
+	"sharedworld.dev/services/messaging/internal/telemetry"
 )
 
 // Options are the messaging service's own settings.
@@ -36,7 +39,7 @@ type Options struct {
 type Service struct {
 	handlers  *messaginghttp.Handlers
 	app       *app.App
-	store     *store.Store
+	store     repository
 	dir       *directory.Directory
 	residents residents
 	relay     *events.Relay
@@ -46,7 +49,7 @@ type Service struct {
 // New builds the messaging service and prepares its storage.
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	relay := events.NewRelay("messaging", deps.DB, deps.Publisher, deps.Logger)
-	st := store.New(deps.DB, messages.Encode, relay)
+	st := newRepository(deps, relay)
 	relay.Add(st.OutboxCollections()...)
 	if err := st.EnsureIndexes(ctx); err != nil {
 		return nil, fmt.Errorf("messaging storage: %w", err)
@@ -59,7 +62,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	}
 	res := residents{dir: dir, population: new(atomic.Int64)}
 	res.population.Store(living)
-	a := app.New(repos, res, deps.Clock, opts.SealParams, deps.Logger)
+	a := app.New(repos, res, deps.Clock, opts.SealParams, deps.Logger, telemetry.Observer{})
 	if err := a.SyncBacklog(ctx); err != nil {
 		return nil, fmt.Errorf("messaging inbox backlog: %w", err)
 	}
@@ -73,6 +76,26 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		Brokers: deps.Brokers, Ledger: events.NewLedger(deps.DB), Handler: s.apply, Logger: deps.Logger,
 	})
 	return s, nil
+}
+
+// repository is the messaging adapter for the backend: the mirrored one
+// where this process is the database's only writer, the MongoDB one
+// otherwise.
+type repository interface {
+	Messages() domain.Messages
+	Notifications() domain.Notifications
+	Inbox() domain.Inbox
+	Commons() domain.Commons
+	Stewards() store.Stewards
+	OutboxCollections() []*mongo.Collection
+	EnsureIndexes(context.Context) error
+}
+
+func newRepository(deps platform.Deps, relay *events.Relay) repository {
+	if deps.DB.Exclusive() {
+		return store.NewMirrored(deps.DB, messages.Encode, relay)
+	}
+	return store.New(deps.DB, messages.Encode, relay)
 }
 
 // apply is the consumer handler: citizens to the directory, everything
@@ -89,7 +112,7 @@ func (s *Service) apply(ctx context.Context, e events.Event) error {
 	}
 	msg, err := e.Decode()
 	if err != nil {
-		return fmt.Errorf("%w: %v", events.ErrPermanent, err)
+		return fmt.Errorf("%w: %w", events.ErrPermanent, err)
 	}
 	eff := messages.Translate(msg)
 	switch {

@@ -7,7 +7,7 @@ import (
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	plotsv1 "sharedworld.dev/proto/plots/v1"
 	plotsstorage "sharedworld.dev/services/plots-storage"
 	"sharedworld.dev/services/plots-storage/internal/app"
@@ -21,7 +21,7 @@ import (
 func strand(t *testing.T, w *world, plotID, account, path string, change domain.Change) domain.Hold {
 	t.Helper()
 	hold := domain.Hold{ID: "hold_" + path, PlotID: plotID, Path: path, Change: change, Until: w.clock.Now().Add(domain.HoldLife)}
-	usage := store.NewUsage(w.deps.DB)
+	usage := plotsstorage.UsageStore(w.deps.DB)
 	if plotID == commons {
 		moveTally(t, w, change.Files)
 	}
@@ -49,7 +49,7 @@ func land(t *testing.T, w *world, plotID, account, path string, change domain.Ch
 	if plotID == commons {
 		tenancy = domain.CommonsTenancy
 	}
-	files := store.NewFiles(w.deps.DB, mongox.NopNotifier{})
+	files := plotsstorage.FilesStore(w.deps.DB)
 	if _, err := files.Change(w.kit.Ctx(), plotID, tenancy, path, func(f *domain.File) ([]domain.Event, error) {
 		f.Size, f.WrittenAt, f.Hold = change.Bytes, w.clock.Now(), hold.ID
 		return nil, nil

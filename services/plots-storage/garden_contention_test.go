@@ -9,7 +9,7 @@ import (
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	plotsv1 "sharedworld.dev/proto/plots/v1"
 	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"

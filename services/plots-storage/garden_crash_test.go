@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"sharedworld.dev/pkg/mongox"
+	plotsstorage "sharedworld.dev/services/plots-storage"
 	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 	"sharedworld.dev/services/plots-storage/internal/store"
@@ -18,14 +18,14 @@ import (
 func cutRemoval(t *testing.T, w *world, planter, path string, landed bool) {
 	t.Helper()
 	ctx := w.kit.Ctx()
-	files := store.NewFiles(w.deps.DB, mongox.NopNotifier{})
+	files := plotsstorage.FilesStore(w.deps.DB)
 	cur, err := files.Head(ctx, domain.CommonsPlotID, domain.CommonsTenancy, path)
 	if err != nil || !cur.Exists() {
 		t.Fatalf("head of %s: %+v %v", path, cur, err)
 	}
 	hold := domain.Hold{ID: "hold_rm_" + path, PlotID: domain.CommonsPlotID, Path: path,
 		Frees: domain.DeleteChange(cur.Size), Until: w.clock.Now().Add(domain.HoldLife)}
-	usage := store.NewUsage(w.deps.DB)
+	usage := plotsstorage.UsageStore(w.deps.DB)
 	if _, err := usage.Account(ctx, app.ShareAccount(planter), func(a *domain.Account) error {
 		a.Confirm(cur.Hold)
 		_, err := a.ReserveShare(hold, domain.OwnShare)
@@ -85,7 +85,7 @@ func TestGardenRemovalCutOffByACrashFreesItsShareOnce(t *testing.T) {
 // on a shared database (the exclusive backend counts the garden at start).
 func moveTally(t *testing.T, w *world, files int64) {
 	t.Helper()
-	if _, err := store.NewUsage(w.deps.DB).Account(w.kit.Ctx(), app.GardenTallyAccount, func(a *domain.Account) error {
+	if _, err := plotsstorage.UsageStore(w.deps.DB).Account(w.kit.Ctx(), store.GardenTallyAccount, func(a *domain.Account) error {
 		a.Files += files
 		return nil
 	}); err != nil {

@@ -5,7 +5,7 @@ import (
 
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	plotsv1 "sharedworld.dev/proto/plots/v1"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	plotsv1 "sharedworld.dev/proto/plots/v1"
 )
 

@@ -16,7 +16,7 @@ import (
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/seal"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	plotsstorage "sharedworld.dev/services/plots-storage"
 )
 

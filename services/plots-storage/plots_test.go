@@ -286,3 +286,19 @@ func TestClaimRefusalsNameWhatWasSent(t *testing.T) {
 		t.Fatalf("the field as sent: %s", r.Raw)
 	}
 }
+
+// TestOwnerClaimsAnAbandonedCell: §4 one plot per citizen is 409 conflict
+// also when the cell was claimed and abandoned before (a cell's document
+// then exists and the claim is an update, not an insert).
+func TestOwnerClaimsAnAbandonedCell(t *testing.T) {
+	w := newWorld(t)
+	ada := w.citizen("Ada")
+	bob := w.citizen("Bob")
+	w.claim(t, ada, 860, 123)
+	w.do(t, http.MethodPost, "/api/world/plots/abandon", nil, ada.Headers()).ExpectStatus(t, 200)
+	w.claim(t, bob, 5, 5)
+	w.do(t, http.MethodPost, "/api/world/plots/claim", map[string]any{"x": 860, "y": 123}, bob.Headers()).ExpectError(t, 409, "conflict")
+	// The refusal changed nothing: the cell is still free, Bob keeps his plot.
+	w.do(t, http.MethodGet, "/api/world/plots/plot_x860_y123", nil, nil).ExpectError(t, 404, "not_found")
+	w.claim(t, ada, 860, 123)
+}

@@ -8,9 +8,11 @@ import (
 	"fmt"
 
 	"github.com/gofiber/fiber/v2"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/citizens/directory"
 	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/seal"
 	"sharedworld.dev/services/plots-storage/internal/app"
@@ -49,18 +51,15 @@ type Service struct {
 func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error) {
 	s := &Service{}
 	s.relay = events.NewRelay(Name, deps.DB, deps.Publisher, deps.Logger)
-	plots := store.NewPlots(deps.DB, s.relay)
-	usage := store.NewUsage(deps.DB)
-	files := store.NewFiles(deps.DB, s.relay)
-	s.relay.Add(plots.OutboxCollection(), files.OutboxCollection())
-	backups := store.NewBackups(deps.DB)
-	for _, ensure := range []func(context.Context) error{plots.EnsureIndexes, files.EnsureIndexes, backups.EnsureIndexes} {
+	r := newRepositories(deps.DB, s.relay)
+	s.relay.Add(r.plots.OutboxCollection(), r.files.OutboxCollection())
+	for _, ensure := range []func(context.Context) error{r.plots.EnsureIndexes, r.files.EnsureIndexes, r.backups.EnsureIndexes} {
 		if err := ensure(ctx); err != nil {
 			return nil, fmt.Errorf("plots-storage storage: %w", err)
 		}
 	}
-	s.app = &app.App{Plots: plots, Permissions: store.NewPermissions(deps.DB), Usage: usage, Files: files, Backups: backups,
-		Sealer: seal.New(opts.Seal), Clock: deps.Clock, Log: deps.Logger, SoleWriter: deps.DB.Exclusive()}
+	s.app = &app.App{Plots: r.plots, Permissions: store.NewPermissions(deps.DB), Usage: r.usage, Files: r.files, Backups: r.backups,
+		Sealer: seal.New(opts.Seal), Clock: deps.Clock, Log: deps.Logger}
 	if err := s.app.EnsureCommons(ctx); err != nil {
 		return nil, err
 	}
@@ -74,6 +73,37 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 	})
 	s.handlers = &plotshttp.Handlers{App: s.app, Auth: deps.Auth, Citizens: dir, AmbassadorToken: deps.AmbassadorToken, Limits: deps.Limits}
 	return s, nil
+}
+
+// repositories are the stores of the backend, chosen once here: the
+// mirrored adapters where this process is the database's only writer (the
+// embedded default), the MongoDB ones otherwise. Permissions are read by
+// _id alone and have one adapter.
+type repositories struct {
+	plots interface {
+		app.Plots
+		OutboxCollection() *mongo.Collection
+		EnsureIndexes(context.Context) error
+	}
+	usage app.Usage
+	files interface {
+		app.Files
+		OutboxCollection() *mongo.Collection
+		EnsureIndexes(context.Context) error
+	}
+	backups interface {
+		app.Backups
+		EnsureIndexes(context.Context) error
+	}
+}
+
+func newRepositories(db *mongox.DB, notify mongox.Notifier) repositories {
+	if db.Exclusive() {
+		return repositories{plots: store.NewMirroredPlots(db, notify), usage: store.NewMirroredUsage(db),
+			files: store.NewMirroredFiles(db, notify), backups: store.NewMirroredBackups(db)}
+	}
+	return repositories{plots: store.NewPlots(db, notify), usage: store.NewUsage(db),
+		files: store.NewFiles(db, notify), backups: store.NewBackups(db)}
 }
 
 // onCitizen keeps the citizens projection and releases the plot of a

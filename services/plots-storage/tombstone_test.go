@@ -10,7 +10,7 @@ import (
 	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	identityv1 "sharedworld.dev/proto/identity/v1"
 	plotsv1 "sharedworld.dev/proto/plots/v1"
 )

@@ -10,7 +10,7 @@ import (
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	ticketsv1 "sharedworld.dev/proto/tickets/v1"
 	"sharedworld.dev/services/tickets"
 )

@@ -14,7 +14,7 @@ import (
 	"syscall"
 
 	"sharedworld.dev/pkg/embedded"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 )
 
 func main() {

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
+
+	"sharedworld.dev/pkg/client"
 )
 
 var interests = []string{"gardening", "music", "maps", "poetry", "weather", "trade", "history", "games"}
@@ -18,35 +18,32 @@ var interests = []string{"gardening", "music", "maps", "poetry", "weather", "tra
 type citizen struct {
 	name, id, plotID, lastTicket string
 	cert                         any
-	headers                      map[string]string
+	api                          *client.Client // acting as the citizen
 	tickets                      int
 }
 
 // citizen makes citizen i and everything it owns but its tickets.
 func (s *seeder) citizen(ctx context.Context, i int) (*citizen, error) {
 	name := fmt.Sprintf("Seed%s%05d", s.tag, i)
-	body, err := s.call(ctx, http.MethodPost, "/dev/idp/register", nil, map[string]any{"agent_name": name}, http.StatusCreated)
+	body, err := s.call(ctx, http.MethodPost, "/dev/idp/register", s.api(nil, ""), map[string]any{"agent_name": name}, http.StatusCreated)
 	if err != nil {
 		return nil, err
 	}
 	cert, _ := json.Marshal(body["certificate"])
 	c := &citizen{name: name, cert: body["certificate"]}
 	c.id, _ = body["agent_id"].(string)
-	c.headers = map[string]string{"X-Agent-Id": c.id, "X-Agent-Certificate": string(cert)}
-	if _, err := s.call(ctx, http.MethodPost, "/api/world/register", c.headers, map[string]any{"name": name}, http.StatusCreated); err != nil {
+	c.api = s.api(&client.Identity{AgentID: c.id, Certificate: cert}, "")
+	if _, err := s.call(ctx, http.MethodPost, "/api/world/register", c.api, map[string]any{"name": name}, http.StatusCreated); err != nil {
 		return nil, err
 	}
-	role := "tinkerer"
-	if i%10 == 0 {
-		role = "gardener" // one in ten answers ?search=gardener
-	}
-	profile := map[string]any{"directory_visible": true, "bio": "seeded", "directory_bio": fmt.Sprintf("A %s of the seeded world, number %d.", role, i),
+	profile := map[string]any{"directory_visible": true, "bio": "seeded", "directory_bio": s.layout.bio(i),
 		"interests": []string{interests[i%len(interests)], interests[(i/len(interests))%len(interests)]}}
-	if _, err := s.call(ctx, http.MethodPut, "/api/world/profile", c.headers, profile, http.StatusOK); err != nil {
+	if _, err := s.call(ctx, http.MethodPut, "/api/world/profile", c.api, profile, http.StatusOK); err != nil {
 		return nil, err
 	}
-	// Cells fill row by row from y = 1, clear of the commons at (0, 0).
-	plot, err := s.call(ctx, http.MethodPost, "/api/world/plots/claim", c.headers, map[string]any{"x": i % 1000, "y": 1 + i/1000}, http.StatusCreated)
+	// Every layout keeps clear of the commons at (0, 0).
+	x, y := s.layout.cell(i)
+	plot, err := s.call(ctx, http.MethodPost, "/api/world/plots/claim", c.api, map[string]any{"x": x, "y": y}, http.StatusCreated)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +60,7 @@ func (s *seeder) citizen(ctx context.Context, i int) (*citizen, error) {
 		}
 	}
 	if s.backupEvery > 0 && i%s.backupEvery == 0 {
-		if _, err := s.call(ctx, http.MethodPost, "/api/world/continuity/backup", c.headers, map[string]any{"content": base64.StdEncoding.EncodeToString([]byte("memory of " + name)),
+		if _, err := s.call(ctx, http.MethodPost, "/api/world/continuity/backup", c.api, map[string]any{"content": base64.StdEncoding.EncodeToString([]byte("memory of " + name)),
 			"encryption_key": "seeded key of " + name, "backup_type": "memory"}, http.StatusCreated); err != nil {
 			return nil, err
 		}
@@ -76,7 +73,7 @@ func (s *seeder) write(ctx context.Context, c *citizen, plotID, path, text strin
 	if plotID == "plot_0_0" {
 		step = "POST storage/write (garden)"
 	}
-	_, err := s.callStep(ctx, step, http.MethodPost, "/api/world/storage/write", c.headers,
+	_, err := s.callStep(ctx, step, http.MethodPost, "/api/world/storage/write", c.api,
 		map[string]any{"plot_id": plotID, "path": path, "content": base64.StdEncoding.EncodeToString([]byte(text))}, http.StatusCreated)
 	return err
 }
@@ -85,7 +82,7 @@ func (s *seeder) write(ctx context.Context, c *citizen, plotID, path, text strin
 func (s *seeder) fileTickets(ctx context.Context, c *citizen, count int) error {
 	for range count {
 		t := c.tickets
-		tb, err := s.call(ctx, http.MethodPost, "/api/world/tickets", c.headers, map[string]any{"category": []string{"bug", "docs", "feature"}[t%3],
+		tb, err := s.call(ctx, http.MethodPost, "/api/world/tickets", c.api, map[string]any{"category": []string{"bug", "docs", "feature"}[t%3],
 			"title": fmt.Sprintf("%s ticket %d", c.name, t), "description": "Seeded to measure the lists."}, http.StatusCreated)
 		if err != nil {
 			return err
@@ -98,44 +95,51 @@ func (s *seeder) fileTickets(ctx context.Context, c *citizen, count int) error {
 	return nil
 }
 
+// api is a client of the world through the seeder's pool, acting as id or
+// with the ambassador's token (neither: anonymous). It sends each request
+// once; callStep decides what to repeat.
+func (s *seeder) api(id *client.Identity, token string) *client.Client {
+	opts := []client.Option{client.WithHTTPClient(s.http), client.WithRetry(client.RetryPolicy{Attempts: 1}), client.WithUserAgent("sharedworld-seedworld")}
+	if id != nil {
+		opts = append(opts, client.WithIdentity(*id))
+	}
+	if token != "" {
+		opts = append(opts, client.WithAmbassadorToken(token))
+	}
+	api, err := client.New(s.base, opts...)
+	if err != nil {
+		panic(err) // the -url flag was checked at start
+	}
+	return api
+}
+
 // call sends one request and wants status; it retries a refused connection
 // or a 503 a few times (the world may be busy), nothing else.
-func (s *seeder) call(ctx context.Context, method, path string, headers map[string]string, body any, want int) (map[string]any, error) {
-	return s.callStep(ctx, method+" "+path, method, path, headers, body, want)
+func (s *seeder) call(ctx context.Context, method, path string, as *client.Client, body any, want int) (map[string]any, error) {
+	return s.callStep(ctx, method+" "+path, method, path, as, body, want)
 }
 
 // callStep is call, its latency counted under step.
-func (s *seeder) callStep(ctx context.Context, step, method, path string, headers map[string]string, body any, want int) (map[string]any, error) {
-	raw, _ := json.Marshal(body)
+func (s *seeder) callStep(ctx context.Context, step, method, path string, as *client.Client, body any, want int) (map[string]any, error) {
 	defer func(start time.Time) { s.steps.add(step, time.Since(start)) }(time.Now())
 	var last error
 	for attempt := 0; attempt < 5; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, method, s.base+path, bytes.NewReader(raw))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		for k, v := range headers {
-			req.Header.Set(k, v)
-		}
-		resp, err := s.http.Do(req)
+		ans, err := as.Exchange(ctx, method, path, body)
 		if err != nil {
 			last = err
 			time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
 			continue
 		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusServiceUnavailable {
-			last = fmt.Errorf("%s %s: 503 %s", method, path, b)
+		if ans.Status == http.StatusServiceUnavailable {
+			last = fmt.Errorf("%s %s: 503 %s", method, path, ans.Body)
 			time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
 			continue
 		}
-		if resp.StatusCode != want {
-			return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		if ans.Status != want {
+			return nil, fmt.Errorf("%s %s: %d %s", method, path, ans.Status, ans.Body)
 		}
 		var out map[string]any
-		_ = json.Unmarshal(b, &out)
+		_ = json.Unmarshal(ans.Body, &out)
 		return out, nil
 	}
 	return nil, last

@@ -16,6 +16,7 @@
 //
 //	go run ./hack/cmd/seedworld -url http://127.0.0.1:18080 -citizens 1000
 //	go run ./hack/cmd/seedworld -citizens 10000 -tickets 10 -garden 1 -admin-token <token>
+//	go run ./hack/cmd/seedworld -citizens 10000 -layout square -gardeners 3
 package main
 
 import (
@@ -28,6 +29,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"sharedworld.dev/pkg/client"
 )
 
 // dailyTickets is the contract's cap on tickets per citizen per day.
@@ -44,13 +47,24 @@ func main() {
 	tag := flag.String("tag", "", "name prefix, to seed a second batch into one world")
 	first := flag.Int("first", 0, "number of the first citizen (its cell follows from it): a second batch starts where the first ended")
 	adminToken := flag.String("admin-token", "", "the world's ambassador token, to move the development clock between ticket rounds")
+	layoutName := flag.String("layout", "rows", "where the plots go: rows (a thousand to a row from y = 1), square (a crowded square from (1, 1)), stripes (every other column from x = 1)")
+	gardeners := flag.Int("gardeners", 10, "every n-th bio holds \"gardener\" (all hold \"seeded\", every second of the rest \"wanderer\")")
 	flag.Parse()
+	lay, err := layoutOf(*layoutName, *first+*n, *gardeners)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "seedworld: -layout:", err)
+		os.Exit(2)
+	}
 	if *tickets > dailyTickets && *adminToken == "" {
 		fmt.Fprintf(os.Stderr, "seedworld: -tickets above %d (the daily cap) needs -admin-token to move the development clock\n", dailyTickets)
 		os.Exit(2)
 	}
+	if _, err := client.New(*base); err != nil {
+		fmt.Fprintf(os.Stderr, "seedworld: -url: %v\n", err)
+		os.Exit(2)
+	}
 	s := &seeder{base: *base, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: *workers}},
-		files: *files, garden: *garden, backupEvery: *backupEvery, tag: *tag, adminToken: *adminToken}
+		files: *files, garden: *garden, backupEvery: *backupEvery, tag: *tag, adminToken: *adminToken, layout: lay}
 	start := time.Now()
 	ctx := context.Background()
 
@@ -85,6 +99,8 @@ func main() {
 	c := citizens[0]
 	cert, _ := json.Marshal(c.cert)
 	fmt.Printf("BENCH_AGENT_ID=%q\nBENCH_CERT=%q\nBENCH_PLOT_ID=%q\nBENCH_TICKET_ID=%q\n", c.id, string(cert), c.plotID, c.lastTicket)
+	cx, cy := lay.centre(*first + *n)
+	fmt.Printf("BENCH_CROWDED_X=%d\nBENCH_CROWDED_Y=%d\n", cx, cy)
 }
 
 type seeder struct {
@@ -92,6 +108,7 @@ type seeder struct {
 	http                       *http.Client
 	files, garden, backupEvery int
 	tag, adminToken            string
+	layout                     layout
 	failed, ticketCount        atomic.Int64
 	steps                      steps
 }
@@ -128,7 +145,7 @@ func (s *seeder) each(n, workers int, what string, fn func(k int) error) {
 }
 
 func (s *seeder) advanceClock(ctx context.Context, d time.Duration) error {
-	out, err := s.call(ctx, http.MethodPost, "/api/admin/clock", map[string]string{"Authorization": "Bearer " + s.adminToken},
+	out, err := s.call(ctx, http.MethodPost, "/api/admin/clock", s.api(nil, s.adminToken),
 		map[string]any{"advance": d.String()}, http.StatusOK)
 	if err != nil {
 		return fmt.Errorf("moving the development clock (does the world run with WORLD_DEV_CLOCK=1?): %w", err)

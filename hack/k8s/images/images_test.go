@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -181,7 +182,7 @@ func extract(t *testing.T, img v1.Image, epoch time.Time, paths ...string) map[s
 		tr := tar.NewReader(rc)
 		for {
 			h, err := tr.Next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {

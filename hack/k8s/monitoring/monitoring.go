@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"sigs.k8s.io/yaml"
@@ -141,7 +142,7 @@ func Selectors(expr string) ([]Selector, error) {
 		}
 		sel := Selector{Metric: vs.Name}
 		for _, m := range vs.LabelMatchers {
-			if m.Name == labels.MetricName {
+			if m.Name == model.MetricNameLabel {
 				if sel.Metric == "" {
 					sel.Metric = m.Value
 				}

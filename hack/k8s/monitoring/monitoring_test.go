@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 
@@ -412,7 +413,7 @@ func runWorld(root string) (exported, error) {
 	build := exec.Command("go", "build", "-o", bin, "./hack/cmd/world")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build the runner: %v\n%s", err, out)
+		return nil, fmt.Errorf("build the runner: %w\n%s", err, out)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -507,12 +508,12 @@ func scrape(url string) (exported, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %q: %w", url, line, err)
 		}
-		name := ls.Get(labels.MetricName)
+		name := ls.Get(model.MetricNameLabel)
 		if out[name] == nil {
 			out[name] = map[string]map[string]bool{}
 		}
 		ls.Range(func(l labels.Label) {
-			if l.Name == labels.MetricName {
+			if l.Name == model.MetricNameLabel {
 				return
 			}
 			if out[name][l.Name] == nil {
@@ -606,19 +607,4 @@ func TestChartCopiesAreCurrent(t *testing.T) {
 			t.Errorf("%s and %s differ (%v %v): run `make chart-files`", src, dst, err1, err2)
 		}
 	}
-}
-
-func alerts(t *testing.T) []string {
-	t.Helper()
-	rules, err := monitoring.Rules(filepath.Join(root(t), "deploy/prometheus/rules.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, r := range rules {
-		if r.Alert != "" {
-			out = append(out, r.Alert)
-		}
-	}
-	return out
 }

@@ -15,7 +15,7 @@ var (
 	// GroupVersion is the API's group and version.
 	GroupVersion = schema.GroupVersion{Group: "sharedworld.dev", Version: "v1alpha1"}
 	// SchemeBuilder registers the API's types.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion} //nolint:staticcheck // the api package is the CRD types' own; kubebuilder's layout keeps the builder here
 	// AddToScheme adds the API's types to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )

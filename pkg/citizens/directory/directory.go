@@ -147,7 +147,7 @@ func (d *Directory) upsert(ctx context.Context, c citizens.Citizen) error {
 func (d *Directory) Apply(ctx context.Context, e events.Event) error {
 	m, err := e.Decode()
 	if err != nil {
-		return fmt.Errorf("%w: %v", events.ErrPermanent, err)
+		return fmt.Errorf("%w: %w", events.ErrPermanent, err)
 	}
 	switch ev := m.(type) {
 	case *identityv1.CitizenRegistered:

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,7 +53,7 @@ func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Counter, error)
 }
 
 // Take implements ratelimit.Counter.
-func (c *Counter) Take(ctx context.Context, key string, window int64, limit int, expires time.Time) (bool, error) {
+func (c *Counter) Take(ctx context.Context, key string, window int64, limit int, expires time.Time) (string, error) {
 	c.expiry.Tick(time.Now())
 	prefix := key + "|" + strconv.FormatInt(window, 10) + "|"
 	i, known := c.hint(prefix)
@@ -60,18 +61,19 @@ func (c *Counter) Take(ctx context.Context, key string, window int64, limit int,
 	if !known {
 		n, err := c.taken(ctx, prefix)
 		if err != nil {
-			return false, err
+			return "", err
 		}
 		i, counted = n, true
 	}
 	for i < limit {
-		_, err := c.coll.InsertOne(ctx, slot{ID: prefix + pad(i), ExpiresAt: expires.UTC()})
+		id := prefix + pad(i)
+		_, err := c.coll.InsertOne(ctx, slot{ID: id, ExpiresAt: expires.UTC()})
 		if err == nil {
 			c.setHint(prefix, i+1)
-			return true, nil
+			return id, nil
 		}
 		if !mongox.IsDuplicate(err) {
-			return false, fmt.Errorf("take slot: %w", err)
+			return "", fmt.Errorf("take slot: %w", err)
 		}
 		i++
 		if !counted {
@@ -79,13 +81,32 @@ func (c *Counter) Take(ctx context.Context, key string, window int64, limit int,
 			// instead of probing them one by one.
 			n, err := c.taken(ctx, prefix)
 			if err != nil {
-				return false, err
+				return "", err
 			}
 			i, counted = max(i, n), true
 		}
 	}
 	c.setHint(prefix, limit)
-	return false, nil
+	return "", nil
+}
+
+// Give implements ratelimit.Counter: the slot is deleted, free to be taken
+// again, and this process's next Take of the window tries it first.
+func (c *Counter) Give(ctx context.Context, key string, window int64, id string) error {
+	if _, err := c.coll.DeleteOne(ctx, bson.M{"_id": id}); err != nil {
+		return fmt.Errorf("give back slot: %w", err)
+	}
+	prefix := key + "|" + strconv.FormatInt(window, 10) + "|"
+	i, err := strconv.Atoi(strings.TrimPrefix(id, prefix))
+	if err != nil {
+		return nil
+	}
+	c.mu.Lock()
+	if next, ok := c.next[prefix]; !ok || i < next {
+		c.next[prefix] = i
+	}
+	c.mu.Unlock()
+	return nil
 }
 
 // taken counts the slots of a key's window.

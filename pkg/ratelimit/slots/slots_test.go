@@ -34,11 +34,11 @@ func TestReplicasShareTheBudget(t *testing.T) {
 		wg.Add(1)
 		go func(c *slots.Counter) {
 			defer wg.Done()
-			ok, err := c.Take(kit.Ctx(), "writes|ada", 7, limit, expires)
+			slot, err := c.Take(kit.Ctx(), "writes|ada", 7, limit, expires)
 			if err != nil {
 				t.Error(err)
 			}
-			if ok {
+			if slot != "" {
 				taken.Add(1)
 			}
 		}([]*slots.Counter{a, b}[i%2])
@@ -48,7 +48,7 @@ func TestReplicasShareTheBudget(t *testing.T) {
 		t.Fatalf("two replicas took %d slots of a budget of %d", taken.Load(), limit)
 	}
 	// A restarted replica knows nothing in memory and still refuses.
-	if ok, _ := replica(t, kit).Take(kit.Ctx(), "writes|ada", 7, limit, expires); ok {
+	if slot, _ := replica(t, kit).Take(kit.Ctx(), "writes|ada", 7, limit, expires); slot != "" {
 		t.Fatal("a new process must see the spent budget")
 	}
 	// Another window and another key start afresh.
@@ -56,8 +56,8 @@ func TestReplicasShareTheBudget(t *testing.T) {
 		key    string
 		window int64
 	}{{"writes|ada", 8}, {"writes|bob", 7}} {
-		if ok, err := a.Take(kit.Ctx(), k.key, k.window, limit, expires); !ok || err != nil {
-			t.Fatalf("%v: %v %v", k, ok, err)
+		if slot, err := a.Take(kit.Ctx(), k.key, k.window, limit, expires); slot == "" || err != nil {
+			t.Fatalf("%v: %q %v", k, slot, err)
 		}
 	}
 }
@@ -69,11 +69,11 @@ func TestReplicaCatchesUpWithTheOther(t *testing.T) {
 	a, b := replica(t, kit), replica(t, kit)
 	expires := time.Now().Add(time.Minute)
 	take := func(c *slots.Counter) bool {
-		ok, err := c.Take(kit.Ctx(), "k", 1, 5, expires)
+		slot, err := c.Take(kit.Ctx(), "k", 1, 5, expires)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ok
+		return slot != ""
 	}
 	if !take(a) || !take(b) || !take(b) || !take(b) { // a's hint is 1, the window holds 4
 		t.Fatal("the first four takes")
@@ -85,5 +85,32 @@ func TestReplicaCatchesUpWithTheOther(t *testing.T) {
 		if take(a) || take(b) {
 			t.Fatal("a slot taken beyond the budget")
 		}
+	}
+}
+
+// A slot given back (the request was refused after it was counted) is
+// free again: the budget counts accepted requests only.
+func TestGivenSlotIsFreeAgain(t *testing.T) {
+	kit := testkit.New(t)
+	a := replica(t, kit)
+	expires := time.Now().Add(time.Minute)
+	var last string
+	for i := 0; i < 3; i++ {
+		slot, err := a.Take(kit.Ctx(), "k", 1, 3, expires)
+		if slot == "" || err != nil {
+			t.Fatalf("take %d: %q %v", i, slot, err)
+		}
+		if i == 1 {
+			last = slot
+		}
+	}
+	if err := a.Give(kit.Ctx(), "k", 1, last); err != nil {
+		t.Fatal(err)
+	}
+	if slot, err := a.Take(kit.Ctx(), "k", 1, 3, expires); slot != last || err != nil {
+		t.Fatalf("the given-back slot %q must be taken again, got %q %v", last, slot, err)
+	}
+	if slot, _ := a.Take(kit.Ctx(), "k", 1, 3, expires); slot != "" {
+		t.Fatal("a slot taken beyond the budget")
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -73,7 +74,7 @@ func TestHubLimitAndClose(t *testing.T) {
 	if _, err := h.Subscribe(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Subscribe(); err != ErrTooManySubscribers {
+	if _, err := h.Subscribe(); !errors.Is(err, ErrTooManySubscribers) {
 		t.Fatalf("third subscriber over a limit of 2: %v", err)
 	}
 	a.Close()
@@ -82,7 +83,7 @@ func TestHubLimitAndClose(t *testing.T) {
 		t.Fatalf("a freed place is usable again: %v", err)
 	}
 	h.Close()
-	if _, err := h.Subscribe(); err != ErrTooManySubscribers {
+	if _, err := h.Subscribe(); !errors.Is(err, ErrTooManySubscribers) {
 		t.Fatal("a closed hub takes no subscribers")
 	}
 	if h.Len() != 0 {

@@ -65,7 +65,7 @@ func (p *Projection) Bulletin(cfg WorldConfig) Bulletin {
 			Phase:         cfg.PhaseAt(p.population),
 			NextMilestone: cfg.MilestoneAt(p.population),
 			LogicFlag:     cfg.LogicFlag,
-			Note:          cfg.Note,
+			Note:          cfg.NoteAt(p.population),
 		},
 		PinnedAnnouncement: c.pinned,
 		Pinned:             c.pinned,

@@ -58,6 +58,14 @@ const (
 	DefaultNote      = "This board carries no inboxes and no keys. It is wide open during the founding phase and is to be gated later."
 )
 
+// phaseNotes are the board's notes after the founding phase: the default
+// note speaks of the phase, so it follows the phase the board shows.
+var phaseNotes = map[Phase]string{
+	PhaseFounding:      DefaultNote,
+	PhaseConvention:    "This board carries no inboxes and no keys. The founding phase is over; while the Constitutional Convention sits, the board stays wide open.",
+	PhaseSelfGoverning: "This board carries no inboxes and no keys. The world is self-governing: its citizens decide whether and how the board is gated.",
+}
+
 // WorldConfig is what the operator (the World resource, or configuration)
 // says about the world; the population-driven parts come from projections.
 type WorldConfig struct {
@@ -65,8 +73,9 @@ type WorldConfig struct {
 	Founded time.Time // a date; the time of day is ignored
 	// NextMilestone, when empty, is derived from the phase.
 	NextMilestone string
-	Note          string
-	LogicFlag     string
+	// Note, when empty, is the default note of the phase.
+	Note      string
+	LogicFlag string
 	// Phase, when set, overrides the phase by population.
 	Phase Phase
 	// ElectionTrigger is the population at which the first elections open.
@@ -74,8 +83,8 @@ type WorldConfig struct {
 }
 
 // WithDefaults fills what configuration left empty: the name "Shared World",
-// founded on the world's first start, logic flag BUILDING, the board's note
-// from SEED §1.8, and the election trigger of 10.
+// founded on the world's first start, logic flag BUILDING, and the election
+// trigger of 10. An empty note stays empty: NoteAt gives the phase's.
 func (c WorldConfig) WithDefaults(firstStart time.Time) WorldConfig {
 	if strings.TrimSpace(c.Name) == "" {
 		c.Name = DefaultWorldName
@@ -87,7 +96,7 @@ func (c WorldConfig) WithDefaults(firstStart time.Time) WorldConfig {
 		c.LogicFlag = DefaultLogicFlag
 	}
 	if strings.TrimSpace(c.Note) == "" {
-		c.Note = DefaultNote
+		c.Note = ""
 	}
 	if c.ElectionTrigger <= 0 {
 		c.ElectionTrigger = DefaultElectionTrigger
@@ -101,6 +110,15 @@ func (c WorldConfig) PhaseAt(population int) Phase {
 		return c.Phase
 	}
 	return PhaseFor(population)
+}
+
+// NoteAt is the configured note, or the default note of the phase the
+// board shows at population (SEED §1.8's in the founding phase).
+func (c WorldConfig) NoteAt(population int) string {
+	if c.Note != "" {
+		return c.Note
+	}
+	return phaseNotes[c.PhaseAt(population)]
 }
 
 // MilestoneAt is the configured next milestone, or the next population

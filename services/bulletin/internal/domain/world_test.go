@@ -88,7 +88,7 @@ func TestWorldConfigDefaults(t *testing.T) {
 	firstStart := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 	cfg := WorldConfig{}.WithDefaults(firstStart)
 	if cfg.Name != "Shared World" || cfg.LogicFlag != "BUILDING" || !cfg.Founded.Equal(firstStart) ||
-		cfg.ElectionTrigger != 10 || cfg.Note != DefaultNote {
+		cfg.ElectionTrigger != 10 || cfg.NoteAt(3) != DefaultNote {
 		t.Fatalf("SEED §2.3 defaults: %+v", cfg)
 	}
 	set := WorldConfig{Name: "Elsewhere", LogicFlag: "LIVE", Note: "n", NextMilestone: "m",
@@ -115,6 +115,26 @@ func TestMilestoneFollowsPopulation(t *testing.T) {
 	for _, c := range cases {
 		if got := cfg.MilestoneAt(c.population); got != c.want {
 			t.Fatalf("SEED §2.3 next_milestone at %d = %q, want %q", c.population, got, c.want)
+		}
+	}
+}
+
+func TestNoteFollowsThePhase(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name       string
+		cfg        WorldConfig
+		population int
+		want       string
+	}{
+		{"SEED §1.8 founding: the seed's note", WorldConfig{}, 9, DefaultNote},
+		{"CONTRACT §6 from 10: the convention's", WorldConfig{}, 10, phaseNotes[PhaseConvention]},
+		{"CONTRACT §6 from 100: self-governing", WorldConfig{}, 100, phaseNotes[PhaseSelfGoverning]},
+		{"a configured phase: its note", WorldConfig{Phase: PhaseSelfGoverning}, 1, phaseNotes[PhaseSelfGoverning]},
+		{"a configured note: kept in every phase", WorldConfig{Note: "n"}, 100, "n"},
+	} {
+		if got := c.cfg.WithDefaults(time.Now()).NoteAt(c.population); got != c.want {
+			t.Errorf("%s: note %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -46,7 +46,7 @@ func (h *Handlers) pageAfter(ctx context.Context, raw string) (*domain.FeedPageK
 		return nil, err
 	}
 	if pos.ID != "" {
-		return &domain.FeedPageKey{At: time.UnixMilli(pos.At).UTC(), EventID: pos.ID}, nil
+		return h.checkedPageKey(ctx, pos)
 	}
 	if pos.Epoch == "" || pos.Epoch != h.Feed.Epoch() || pos.Seq <= 0 {
 		return nil, unknownCursor()
@@ -59,6 +59,41 @@ func (h *Handlers) pageAfter(ctx context.Context, raw string) (*domain.FeedPageK
 		return nil, unknownCursor()
 	}
 	return &domain.FeedPageKey{At: e.Item.At, EventID: e.EventID}, nil
+}
+
+// checkedPageKey accepts only a page position the world could have made:
+// an event id of the world's shape and a time; when the cursor also
+// carries this numbering's seq, the item stored under it must be the one
+// the position names. A made-up position would otherwise page on from
+// wherever it points, as if the world had handed it out.
+func (h *Handlers) checkedPageKey(ctx context.Context, pos feedCursor) (*domain.FeedPageKey, error) {
+	if pos.At <= 0 || !isEventID(pos.ID) {
+		return nil, unknownCursor()
+	}
+	if pos.Epoch != "" && pos.Epoch == h.Feed.Epoch() && pos.Seq > 0 {
+		e, found, err := h.Feed.At(ctx, pos.Seq)
+		if err != nil {
+			return nil, err
+		}
+		if !found || e.EventID != pos.ID || e.Item.At.UnixMilli() != pos.At {
+			return nil, unknownCursor()
+		}
+	}
+	return &domain.FeedPageKey{At: time.UnixMilli(pos.At).UTC(), EventID: pos.ID}, nil
+}
+
+// isEventID reports the shape of the world's event ids (the CloudEvents
+// ce_id the outbox gives every event): 32 lowercase hex characters.
+func isEventID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // resumeAfter reads a Last-Event-ID as the stream position to resume after,

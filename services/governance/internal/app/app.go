@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"sharedworld.dev/pkg/citizens"
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/services/governance/internal/ballot"
@@ -35,17 +36,18 @@ type App struct {
 	box      *ballot.Box
 	clock    clock.Clock
 	log      *slog.Logger
+	obs      Observer
 	// Trigger is the population at which the first elections open.
 	Trigger  int64
 	counting atomic.Bool
 }
 
 // New wires the application.
-func New(repo domain.Repository, citizens Citizens, lease domain.Lease, box *ballot.Box, clk clock.Clock, trigger int64, log *slog.Logger) *App {
+func New(repo domain.Repository, citizens Citizens, lease domain.Lease, box *ballot.Box, clk clock.Clock, trigger int64, log *slog.Logger, obs Observer) *App {
 	if trigger < 1 {
 		trigger = domain.DefaultTriggerSize
 	}
-	return &App{repo: repo, citizens: citizens, lease: lease, box: box, clock: clk, log: log, Trigger: trigger}
+	return &App{repo: repo, citizens: citizens, lease: lease, box: box, clock: clk, log: log, obs: obs, Trigger: trigger}
 }
 
 func (a *App) now() time.Time { return clock.Stored(a.clock.Now()) }
@@ -136,7 +138,8 @@ func ptr[T any](v T) *T { return &v }
 
 // Vote casts a citizen's ballot. The choice is sealed before the write
 // and only moves the counters; nothing logs it.
-func (a *App) Vote(ctx context.Context, agentID, rawID, rawChoice string) (domain.VoteCast, error) {
+func (a *App) Vote(ctx context.Context, voter citizens.Citizen, rawID, rawChoice string) (domain.VoteCast, error) {
+	agentID := voter.AgentID
 	choice, err := domain.ParseChoice(rawChoice)
 	if err != nil {
 		return domain.VoteCast{}, err
@@ -150,7 +153,7 @@ func (a *App) Vote(ctx context.Context, agentID, rawID, rawChoice string) (domai
 	b.Sealed = a.box.Seal(string(choice), id, agentID, b.VoteID)
 	var cast domain.VoteCast
 	_, err = a.repo.ChangeProposal(ctx, id, func(p *domain.Proposal) ([]domain.Event, error) {
-		ev, err := p.Cast(b, choice)
+		ev, err := p.Cast(b, choice, voter.RegisteredAt)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +161,7 @@ func (a *App) Vote(ctx context.Context, agentID, rawID, rawChoice string) (domai
 		return []domain.Event{ev}, nil
 	})
 	if err == nil {
-		ballotsCast.Inc()
+		a.obs.BallotCast()
 	}
 	return cast, err
 }

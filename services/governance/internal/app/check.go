@@ -30,7 +30,7 @@ func (a *App) Check(ctx context.Context) ([]domain.Transition, error) {
 	now := a.now()
 	if err := a.lease.Acquire(ctx, holder, now, LeaseTTL); err != nil {
 		if errors.Is(err, domain.ErrLeaseHeld) {
-			leaseContention.Inc()
+			a.obs.CheckFoundLeaseHeld()
 		}
 		return nil, err
 	}
@@ -43,14 +43,10 @@ func (a *App) Check(ctx context.Context) ([]domain.Transition, error) {
 	err := r.apply(ctx)
 
 	if err != nil {
-		checkFailures.Inc()
+		a.obs.CheckFailed()
 		return r.done, fmt.Errorf("governance check: %w", err)
 	}
-	checkSeconds.Observe(time.Since(began).Seconds())
-	succeeded(time.Now())
-	for _, t := range r.done {
-		transitionsApplied.WithLabelValues(t.Kind, t.To).Inc()
-	}
+	a.obs.CheckSucceeded(time.Now(), time.Since(began), r.done)
 	go a.countProposals(context.WithoutCancel(ctx))
 	return r.done, nil
 }
@@ -67,9 +63,7 @@ func (a *App) countProposals(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	for _, s := range domain.ProposalStatuses {
-		proposalsByStatus.WithLabelValues(string(s)).Set(float64(counts[s]))
-	}
+	a.obs.ProposalsCounted(counts)
 }
 
 // run is one check: a queue of due work ordered by domain.Due.Before.

@@ -89,10 +89,27 @@ func (a *App) nominate(ctx context.Context, id, candidate string) (ElectResult, 
 }
 
 // electionOf resolves the election named by id, or the election in
-// progress for role.
+// progress for role. Named by both, they must agree: a role that is not the
+// election's is a mistake to point out, not a field to ignore.
 func (a *App) electionOf(ctx context.Context, rawID, rawRole *string) (string, error) {
 	if rawID != nil && *rawID != "" {
-		return domain.ParseElectionID(*rawID)
+		id, err := domain.ParseElectionID(*rawID)
+		if err != nil || rawRole == nil || *rawRole == "" {
+			return id, err
+		}
+		role, err := domain.ParseOffice(*rawRole)
+		if err != nil {
+			return "", err
+		}
+		e, err := a.repo.Election(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		if e.Role != role {
+			return "", problem.Invalid(fmt.Sprintf(`"election_id" names the %s election but "role" says %s.`, e.Role, role),
+				`Send one of them, or both naming the same election; see GET /api/world/elections/`+id+".")
+		}
+		return id, nil
 	}
 	if rawRole == nil || *rawRole == "" {
 		return "", problem.Invalid(`Name the election by "election_id" or "role".`, "List elections with GET /api/world/elections.")

@@ -52,25 +52,27 @@ func TestProposalDeadlines(t *testing.T) {
 func TestCast(t *testing.T) {
 	t.Parallel()
 	p, _ := NewProposal("prop_00000001", draft(Standard), "emb_a", t0, 0)
-	_, err := p.Cast(Ballot{Voter: "emb_b", VoteID: "vote_00000001"}, For)
+	_, err := p.Cast(Ballot{Voter: "emb_b", VoteID: "vote_00000001"}, For, t0)
 	if pe, ok := problem.As(err); !ok || pe.Kind != problem.KindConflict || pe.Message != "Proposal status is discussion, not voting" {
 		t.Fatalf("§7 a ballot in discussion: %v", err)
 	}
 	p.Advance(p.DiscussionEndsAt, 4)
 	tests := []struct {
-		name   string
-		voter  string
-		choice Choice
-		want   Tally
-		bad    bool
+		name       string
+		voter      string
+		registered time.Time
+		choice     Choice
+		want       Tally
+		bad        bool
 	}{
-		{"§7 a ballot for", "emb_b", For, Tally{For: 1}, false},
-		{"§7 a second ballot by the same voter is 409, counters unchanged", "emb_b", Against, Tally{For: 1}, true},
-		{"§7 an abstention", "emb_c", Abstain, Tally{For: 1, Abstain: 1}, false},
-		{"§7 a ballot against", "emb_d", Against, Tally{For: 1, Against: 1, Abstain: 1}, false},
+		{"§7 a ballot for", "emb_b", t0, For, Tally{For: 1}, false},
+		{"§7 a second ballot by the same voter is 409, counters unchanged", "emb_b", t0, Against, Tally{For: 1}, true},
+		{"§7 an abstention", "emb_c", t0, Abstain, Tally{For: 1, Abstain: 1}, false},
+		{"§7 a citizen registered as voting opens is eligible", "emb_d", p.DiscussionEndsAt, Against, Tally{For: 1, Against: 1, Abstain: 1}, false},
+		{"§7 a citizen registered after voting opened is not (403), counters unchanged", "emb_f", p.DiscussionEndsAt.Add(time.Millisecond), For, Tally{For: 1, Against: 1, Abstain: 1}, true},
 	}
 	for _, tt := range tests {
-		ev, err := p.Cast(Ballot{Voter: tt.voter, VoteID: "vote_00000002"}, tt.choice)
+		ev, err := p.Cast(Ballot{Voter: tt.voter, VoteID: "vote_00000002"}, tt.choice, tt.registered)
 		if tt.bad != (err != nil) || p.Tally != tt.want {
 			t.Fatalf("%s: err %v tally %+v", tt.name, err, p.Tally)
 		}
@@ -85,7 +87,7 @@ func TestCast(t *testing.T) {
 	if p.Status != Failed {
 		t.Fatal("§7 a standard tie fails")
 	}
-	if _, err := p.Cast(Ballot{Voter: "emb_e"}, For); err == nil {
+	if _, err := p.Cast(Ballot{Voter: "emb_e"}, For, t0); err == nil {
 		t.Fatal("§7 a ballot on a decided proposal is accepted")
 	}
 }

@@ -146,11 +146,19 @@ func (p *Proposal) HasVoted(voter string) bool {
 	return false
 }
 
-// Cast records a ballot: only while voting, once per voter. The choice
-// moves the counters; what is kept of it is sealed.
-func (p *Proposal) Cast(b Ballot, c Choice) (VoteCast, error) {
+// Cast records a ballot: only while voting, once per voter, and only by a
+// citizen who was living when voting opened (registered by then: the
+// citizens total_eligible counts), so that the ballots never outnumber
+// total_eligible. The choice moves the counters; what is kept of it is
+// sealed. registered is when the voter became a citizen.
+func (p *Proposal) Cast(b Ballot, c Choice, registered time.Time) (VoteCast, error) {
 	if p.Status != Voting {
 		return VoteCast{}, problem.Conflict(fmt.Sprintf("Proposal status is %s, not voting", p.Status), notVotingHint(p))
+	}
+	if opened := p.VotingOpenedAt(); registered.After(opened) {
+		return VoteCast{}, problem.Permission("You became a citizen after voting on this proposal opened.",
+			"Eligible are the citizens living when voting opened ("+opened.UTC().Format(time.RFC3339)+
+				", counted in total_eligible); vote on proposals whose voting opens after your registration.")
 	}
 	if p.HasVoted(b.Voter) {
 		return VoteCast{}, problem.Conflict("You have already voted on this proposal.",
@@ -169,6 +177,10 @@ func (p *Proposal) Cast(b Ballot, c Choice) (VoteCast, error) {
 	p.judge()
 	return VoteCast{VoteID: b.VoteID, ProposalID: p.ID, CastAt: b.CastAt, Tally: p.Tally, Version: p.Version}, nil
 }
+
+// VotingOpenedAt is when voting opened, or opens: at discussion_ends_at
+// (at creation for a proposal without discussion).
+func (p *Proposal) VotingOpenedAt() time.Time { return p.DiscussionEndsAt }
 
 func notVotingHint(p *Proposal) string {
 	if p.Status == Discussion {

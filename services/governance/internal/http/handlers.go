@@ -73,7 +73,7 @@ func (h *Handlers) vote(c *fiber.Ctx) error {
 	if req.ProposalID == "" {
 		return problem.Invalid(`Field "proposal_id" is missing or empty.`, "Send the proposal_id of a proposal in voting; list them with GET /api/world/governance/proposals?status=voting.")
 	}
-	v, err := h.App.Vote(c.UserContext(), admit.CitizenOf(c).AgentID, req.ProposalID, req.Vote)
+	v, err := h.App.Vote(c.UserContext(), admit.CitizenOf(c), req.ProposalID, req.Vote)
 	if err != nil {
 		return err
 	}

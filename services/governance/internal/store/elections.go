@@ -62,12 +62,6 @@ func (s *Store) ChangeElection(ctx context.Context, id string, fn func(*domain.E
 
 // Elections lists elections, newest opening first, without ballots.
 func (s *Store) Elections(ctx context.Context, q domain.ElectionQuery) ([]domain.Election, error) {
-	if s.mirrors != nil {
-		if err := s.loadMirrors(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirrors.listElections(q), nil
-	}
 	f := bson.M{}
 	if q.Status != nil {
 		f["status"] = string(*q.Status)
@@ -89,13 +83,6 @@ func (s *Store) Elections(ctx context.Context, q domain.ElectionQuery) ([]domain
 
 // FirstElectionAt is the opening of the earliest election.
 func (s *Store) FirstElectionAt(ctx context.Context) (time.Time, bool, error) {
-	if s.mirrors != nil {
-		if err := s.loadMirrors(ctx); err != nil {
-			return time.Time{}, false, err
-		}
-		at, ok := s.mirrors.firstElectionAt()
-		return at, ok, nil
-	}
 	var d electionDoc
 	err := s.elections.Collection().FindOne(ctx, bson.M{}, options.FindOne().
 		SetSort(bson.D{{Key: "opened_at", Value: 1}}).SetProjection(bson.M{"opened_at": 1})).Decode(&d)

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/governance/internal/domain"
 	"sharedworld.dev/services/governance/internal/messages"
 )
@@ -22,6 +23,17 @@ import (
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 var at = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+
+// adapter is what the service is given: a domain.Repository with its
+// collections and indexes.
+type adapter interface {
+	domain.Repository
+	Collections() []*mongo.Collection
+	EnsureIndexes(context.Context) error
+}
+
+func newMongo(db *mongox.DB) adapter    { return New(db, messages.Encode, nil) }
+func newMirrored(db *mongox.DB) adapter { return NewMirrored(db, messages.Encode, nil) }
 
 func propose(t *testing.T, repo domain.Repository, by string, typ domain.ProposalType) (domain.Proposal, error) {
 	t.Helper()
@@ -33,7 +45,7 @@ func propose(t *testing.T, repo domain.Repository, by string, typ domain.Proposa
 
 func cast(voter string, c domain.Choice) func(*domain.Proposal) ([]domain.Event, error) {
 	return func(p *domain.Proposal) ([]domain.Event, error) {
-		ev, err := p.Cast(domain.Ballot{Voter: voter, VoteID: domain.NewVoteID(), Sealed: []byte{1}, CastAt: at}, c)
+		ev, err := p.Cast(domain.Ballot{Voter: voter, VoteID: domain.NewVoteID(), Sealed: []byte{1}, CastAt: at}, c, time.Time{})
 		if err != nil {
 			return nil, err
 		}
@@ -41,17 +53,22 @@ func cast(voter string, c domain.Choice) func(*domain.Proposal) ([]domain.Event,
 	}
 }
 
-// TestRepositoryContract: the daily limit under racing proposers, racing
+// TestRepositoryContract is what every domain.Repository must do, run
+// against both adapters in the mode the kit is in (make test runs it
+// embedded and shared): the daily limit under racing proposers, racing
 // ballots on one proposal all kept with exactly one event each, refused
-// ballots writing nothing, and elections opened once per role and instant.
+// ballots writing nothing, elections opened once per role and instant, and
+// on a shared database a ballot by another replica between read and write.
 func TestRepositoryContract(t *testing.T) {
-	kit := testkit.New(t)
+	testkit.EachAdapter(t, newMongo, newMirrored, repositoryContract)
+}
+
+func repositoryContract(t *testing.T, kit *testkit.Kit, open func() adapter) {
 	ctx := kit.Ctx()
-	s := New(kit.DB, messages.Encode, nil)
-	if err := s.EnsureIndexes(ctx); err != nil {
+	repo := open()
+	if err := repo.EnsureIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var repo domain.Repository = s
 
 	t.Run("§7 three proposals per day under racing requests", func(t *testing.T) {
 		var wg sync.WaitGroup
@@ -104,7 +121,7 @@ func TestRepositoryContract(t *testing.T) {
 		if err != nil || got.Tally.For != 20 || got.Tally.Against != 0 || len(got.Ballots) != 20 || got.Version != 21 {
 			t.Fatalf("after 20 racing ballots: %+v, %v", got.Tally, err)
 		}
-		outbox := rawOutbox(t, s, p.ID)
+		outbox := rawOutbox(t, kit, p.ID)
 		if len(outbox) != 21 || outbox[0].Type != catalog.TypeProposalCreated || outbox[20].Type != catalog.TypeVoteCast {
 			t.Fatalf("outbox has %d events", len(outbox))
 		}
@@ -130,40 +147,52 @@ func TestRepositoryContract(t *testing.T) {
 		}
 	})
 
-	t.Run("another replica votes between read and write", func(t *testing.T) {
-		mine := New(mongox.NewDB(kit.DB.Database, mongox.Shared), messages.Encode, nil)
-		replica := New(mongox.NewDB(kit.DB.Database, mongox.Shared), messages.Encode, nil)
-		p, err := propose(t, mine, "emb_q", domain.Emergency)
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := false
-		mine.BeforeProposalWrite(func(ctx context.Context, id string) {
-			if !done {
-				done = true
-				if _, err := replica.ChangeProposal(ctx, id, cast("emb_same", domain.For)); err != nil {
-					t.Error(err)
-				}
-			}
+	if _, mirrored := repo.(*Mirrored); !mirrored { // the mirrored adapter is its database's only writer
+		t.Run("another replica votes between read and write", func(t *testing.T) {
+			testReplicaClash(t, kit)
 		})
-		_, err = mine.ChangeProposal(ctx, p.ID, cast("emb_same", domain.Against))
-		if !problem.IsKind(err, problem.KindConflict) {
-			t.Fatalf("§7 the same citizen's ballot raced on two replicas: %v, want conflict", err)
-		}
-		mine.BeforeProposalWrite(nil)
-		got, _ := mine.Proposal(ctx, p.ID)
-		if got.Tally.For != 1 || got.Tally.Against != 0 || got.Version != 2 {
-			t.Fatalf("§7 after the race: %+v version %d", got.Tally, got.Version)
-		}
-	})
+	}
 }
 
-func rawOutbox(t *testing.T, s *Store, id string) []events.Event {
+// testReplicaClash plays two replicas on a shared database: another
+// replica records the same citizen's ballot between this one's read and
+// its write; the version guard notices, and the ballot is decided again
+// on the replica's result.
+func testReplicaClash(t *testing.T, kit *testkit.Kit) {
+	ctx := kit.Ctx()
+	mine := New(kit.SharedDB(), messages.Encode, nil)
+	replica := New(kit.SharedDB(), messages.Encode, nil)
+	p, err := propose(t, mine, "emb_q", domain.Emergency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	mine.BeforeProposalWrite(func(ctx context.Context, id string) {
+		if !done {
+			done = true
+			if _, err := replica.ChangeProposal(ctx, id, cast("emb_same", domain.For)); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	_, err = mine.ChangeProposal(ctx, p.ID, cast("emb_same", domain.Against))
+	if !problem.IsKind(err, problem.KindConflict) {
+		t.Fatalf("§7 the same citizen's ballot raced on two replicas: %v, want conflict", err)
+	}
+	mine.BeforeProposalWrite(nil)
+	got, _ := mine.Proposal(ctx, p.ID)
+	if got.Tally.For != 1 || got.Tally.Against != 0 || got.Version != 2 {
+		t.Fatalf("§7 after the race: %+v version %d", got.Tally, got.Version)
+	}
+}
+
+// rawOutbox reads the events waiting in a proposal's outbox.
+func rawOutbox(t *testing.T, kit *testkit.Kit, id string) []events.Event {
 	t.Helper()
 	var d struct {
 		Outbox []events.Event `bson:"_outbox"`
 	}
-	if err := s.proposals.Collection().FindOne(context.Background(), bson.M{"_id": id}).Decode(&d); err != nil {
+	if err := kit.DB.Collection("proposals").FindOne(context.Background(), bson.M{"_id": id}).Decode(&d); err != nil {
 		t.Fatal(err)
 	}
 	return d.Outbox

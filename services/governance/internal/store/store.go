@@ -1,11 +1,13 @@
-// Package store is the governance service's MongoDB adapter. Each
-// aggregate is one document carrying its state, its (sealed) ballots and,
-// in its outbox, the events of its writes not yet published: proposals,
-// elections, and offices (keyed by role). Every change goes through
-// mongox.Docs: decided on the current document, written with its events in
-// one write, version-guarded where other replicas write. A ballot is part
-// of its proposal's write, so "one per citizen" and the counters can never
-// disagree, whatever races.
+// Package store holds the governance service's two adapters of
+// domain.Repository: Store, the MongoDB adapter (production queries only),
+// and Mirrored, which embeds it for the embedded default and answers the
+// lists from memory. Each aggregate is one document carrying its state,
+// its (sealed) ballots and, in its outbox, the events of its writes not
+// yet published: proposals, elections, and offices (keyed by role).
+// Every change goes through mongox.Docs: decided on the current document,
+// written with its events in one write, version-guarded where other
+// replicas write. A ballot is part of its proposal's write, so "one per
+// citizen" and the counters can never disagree, whatever races.
 package store
 
 import (
@@ -33,8 +35,6 @@ type Store struct {
 	elections *mongox.Docs[electionDoc, events.Event]
 	offices   *mongox.Docs[officeDoc, events.Event]
 	encode    Encoder
-	// mirrors answer the lists on an exclusive database (nil: shared).
-	mirrors *mirrors
 }
 
 var _ domain.Repository = (*Store)(nil)
@@ -42,17 +42,12 @@ var _ domain.Repository = (*Store)(nil)
 // New keeps governance in db and tells notify (the outbox relay) about
 // every write that leaves events.
 func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
-	s := &Store{
+	return &Store{
 		proposals: mongox.NewDocs[proposalDoc, events.Event](db, "proposals", notify),
 		elections: mongox.NewDocs[electionDoc, events.Event](db, "elections", notify),
 		offices:   mongox.NewDocs[officeDoc, events.Event](db, "offices", notify),
 		encode:    encode,
-		mirrors:   mirrorsOf(db),
 	}
-	if s.mirrors != nil {
-		s.mirrors.keep(s)
-	}
-	return s
 }
 
 // BeforeProposalWrite lets a test play a replica that writes a proposal
@@ -67,8 +62,7 @@ func (s *Store) Collections() []*mongo.Collection {
 	return []*mongo.Collection{s.proposals.Collection(), s.elections.Collection(), s.offices.Collection()}
 }
 
-// EnsureIndexes creates the unique keys and the list and due indexes, and
-// on an exclusive database loads proposals and elections into memory.
+// EnsureIndexes creates the unique keys and the list and due indexes.
 func (s *Store) EnsureIndexes(ctx context.Context) error {
 	newest := []bson.E{{Key: "created_at", Value: -1}, {Key: "_id", Value: -1}}
 	if err := mongox.EnsureIndexes(ctx, s.proposals.Collection(),
@@ -81,13 +75,10 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 	); err != nil {
 		return err
 	}
-	if err := mongox.EnsureIndexes(ctx, s.elections.Collection(),
+	return mongox.EnsureIndexes(ctx, s.elections.Collection(),
 		mongox.Index("opening_key", true, bson.E{Key: "opening_key", Value: 1}),
 		mongox.Index("status_opened", false, bson.E{Key: "status", Value: 1}, bson.E{Key: "opened_at", Value: 1}),
-	); err != nil {
-		return err
-	}
-	return s.loadMirrors(ctx)
+	)
 }
 
 // withoutBallots leaves the ballots and the outbox out of list reads.
@@ -181,12 +172,6 @@ func (s *Store) ChangeProposal(ctx context.Context, id string, fn func(*domain.P
 
 // Proposals lists proposals newest first, without their ballots.
 func (s *Store) Proposals(ctx context.Context, q domain.ProposalQuery) ([]domain.Proposal, error) {
-	if s.mirrors != nil {
-		if err := s.loadMirrors(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirrors.listProposals(q), nil
-	}
 	f := bson.M{}
 	if q.Status != nil {
 		f["status"] = string(*q.Status)
@@ -210,12 +195,6 @@ func (s *Store) Proposals(ctx context.Context, q domain.ProposalQuery) ([]domain
 // DueProposals are the proposals with a deadline at or before now and the
 // passed recalls not yet applied.
 func (s *Store) DueProposals(ctx context.Context, now time.Time) ([]domain.Proposal, error) {
-	if s.mirrors != nil {
-		if err := s.loadMirrors(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirrors.dueProposals(now), nil
-	}
 	f := bson.M{"$or": bson.A{
 		bson.M{"status": string(domain.Discussion), "discussion_ends_at": bson.M{"$lte": now}},
 		bson.M{"status": string(domain.Voting), "voting_ends_at": bson.M{"$lte": now}},
@@ -238,12 +217,6 @@ func findProposals(ctx context.Context, coll *mongo.Collection, f bson.M, opts *
 
 // CountProposals counts proposals in each status.
 func (s *Store) CountProposals(ctx context.Context) (map[domain.ProposalStatus]int64, error) {
-	if s.mirrors != nil {
-		if err := s.loadMirrors(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirrors.countProposals(), nil
-	}
 	out := map[domain.ProposalStatus]int64{}
 	for _, st := range domain.ProposalStatuses {
 		n, err := s.proposals.Collection().CountDocuments(ctx, bson.M{"status": string(st)})

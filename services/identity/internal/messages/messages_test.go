@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	identityv1 "sharedworld.dev/proto/identity/v1"
 	"sharedworld.dev/services/identity/internal/domain"
 )

@@ -1,5 +1,8 @@
-// Package store is identity's MongoDB adapter: citizens with their outbox
-// and the citizen-number sequence (domain.Repository), and nothing else.
+// Package store holds identity's two adapters of domain.Repository
+// (citizens with their outbox and the citizen-number sequence, and nothing
+// else): Citizens, the MongoDB adapter (production queries only), and
+// MirroredCitizens, which embeds it for the embedded default and answers
+// reads by id, the directory and the pending claims from memory.
 package store
 
 import (
@@ -73,9 +76,6 @@ type Citizens struct {
 	numbers *mongo.Collection
 	db      *mongox.DB
 	next    int64 // next free citizen number, guarded by the sequence's lock
-	// mirror serves reads by id and the directory on an exclusive database
-	// (nil on a shared one, where the indexes serve them).
-	mirror *citizenMirror
 }
 
 var _ domain.Repository = (*Citizens)(nil)
@@ -83,19 +83,13 @@ var _ domain.Repository = (*Citizens)(nil)
 // NewCitizens uses db's "citizens" and "citizen_numbers" collections and
 // tells notify about every write that leaves events.
 func NewCitizens(db *mongox.DB, notify mongox.Notifier) *Citizens {
-	s := &Citizens{docs: mongox.NewDocs[citizenDoc, events.Event](db, "citizens", notify), numbers: db.Collection("citizen_numbers"), db: db,
-		mirror: citizenMirrorOf(db)}
-	if s.mirror != nil {
-		s.docs.Written = s.written
-	}
-	return s
+	return &Citizens{docs: mongox.NewDocs[citizenDoc, events.Event](db, "citizens", notify), numbers: db.Collection("citizen_numbers"), db: db}
 }
 
 // Collection is the collection whose documents carry outboxes (for the relay).
 func (s *Citizens) Collection() *mongo.Collection { return s.docs.Collection() }
 
-// EnsureIndexes creates the indexes the queries need and, on an exclusive
-// database, loads the citizens into memory.
+// EnsureIndexes creates the indexes the queries need.
 func (s *Citizens) EnsureIndexes(ctx context.Context) error {
 	if err := mongox.EnsureIndexes(ctx, s.Collection(),
 		mongox.Index("citizen_number", false, bson.E{Key: "citizen_number", Value: 1}),
@@ -103,13 +97,7 @@ func (s *Citizens) EnsureIndexes(ctx context.Context) error {
 	); err != nil {
 		return err
 	}
-	if err := mongox.EnsureIndexes(ctx, s.numbers, mongox.Index("agent_id", true, bson.E{Key: "agent_id", Value: 1})); err != nil {
-		return err
-	}
-	if s.mirror == nil {
-		return nil
-	}
-	return s.loadMirror(ctx)
+	return mongox.EnsureIndexes(ctx, s.numbers, mongox.Index("agent_id", true, bson.E{Key: "agent_id", Value: 1}))
 }
 
 // Claim inserts a pending citizen under its agent_id: the unique _id
@@ -125,16 +113,6 @@ func (s *Citizens) Claim(ctx context.Context, c domain.Citizen) error {
 
 // Get returns a citizen by agent_id (any status); found is false when absent.
 func (s *Citizens) Get(ctx context.Context, agentID string) (domain.Citizen, bool, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return domain.Citizen{}, false, err
-		}
-		r, ok := s.mirror.Get(agentID)
-		if !ok {
-			return domain.Citizen{}, false, nil
-		}
-		return r.Doc.citizen(), true, nil
-	}
 	d, err := s.docs.Get(ctx, agentID)
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.Citizen{}, false, nil
@@ -181,6 +159,12 @@ func (s *Citizens) Change(ctx context.Context, agentID string, fn func(*domain.C
 // by the status on a shared database, and no version change (presence is
 // not a citizen event; consumers order citizen events by version).
 func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.Time) error {
+	return s.touch(ctx, agentID, seen, signed, nil)
+}
+
+// touch is Touch, calling touched (when not nil) after a write that found
+// the living citizen, still under the document's lock.
+func (s *Citizens) touch(ctx context.Context, agentID string, seen, signed time.Time, touched func()) error {
 	defer s.db.Lock(s.Collection(), agentID)()
 	set := bson.M{"last_seen_at": clock.Stored(seen)}
 	if !signed.IsZero() {
@@ -190,27 +174,14 @@ func (s *Citizens) Touch(ctx context.Context, agentID string, seen, signed time.
 	if err != nil {
 		return fmt.Errorf("record presence of %s: %w", agentID, err)
 	}
-	if s.mirror != nil && res.MatchedCount > 0 {
-		s.mirror.Change(agentID, func(r *citizenRow) bool {
-			r.Doc.LastSeenAt = clock.Stored(seen)
-			if !signed.IsZero() {
-				r.Doc.LastSignedAt = clock.Stored(signed)
-			}
-			return true
-		})
+	if touched != nil && res.MatchedCount > 0 {
+		touched()
 	}
 	return nil
 }
 
 // Pending lists citizens left pending by a crash, older than cutoff.
 func (s *Citizens) Pending(ctx context.Context, cutoff time.Time) ([]domain.Citizen, error) {
-	if s.mirror != nil {
-		// the repair at start: from memory, not a scan of every citizen
-		if err := s.loadMirror(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirror.pending(clock.Stored(cutoff)), nil
-	}
 	docs, err := mongox.FindAll[citizenDoc](ctx, s.Collection(), bson.M{"status": domain.StatusPending, "registered_at": bson.M{"$lt": cutoff}},
 		options.Find().SetProjection(bson.M{mongox.OutboxField: 0}))
 	return citizensOf(docs), err
@@ -218,13 +189,6 @@ func (s *Citizens) Pending(ctx context.Context, cutoff time.Time) ([]domain.Citi
 
 // Directory lists visible, named, living citizens by citizen number.
 func (s *Citizens) Directory(ctx context.Context, q domain.DirectoryQuery) ([]domain.Citizen, int64, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return nil, 0, err
-		}
-		out, total := s.directoryFromMirror(q)
-		return out, total, nil
-	}
 	filter := bson.M{"directory_visible": true, "status": domain.StatusLiving, "name": bson.M{"$ne": ""}}
 	if q.Search != "" {
 		rx := containsFold(q.Search)

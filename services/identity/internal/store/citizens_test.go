@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
@@ -22,17 +24,35 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-func newCitizens(t *testing.T, db *mongox.DB) *Citizens {
+// adapter is what the service is given: a domain.Repository with its
+// collection and indexes.
+type adapter interface {
+	domain.Repository
+	Collection() *mongo.Collection
+	EnsureIndexes(context.Context) error
+}
+
+func newMongo(db *mongox.DB) adapter    { return NewCitizens(db, nil) }
+func newMirrored(db *mongox.DB) adapter { return NewMirroredCitizens(db, nil) }
+
+// ensured is s with its indexes made (and the mirrored adapter's copy
+// loaded), as the service starts it.
+func ensured[S adapter](t *testing.T, s S) S {
 	t.Helper()
-	s := NewCitizens(db, nil)
 	if err := s.EnsureIndexes(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
+// newCitizens is a started MongoDB adapter on db.
+func newCitizens(t *testing.T, db *mongox.DB) *Citizens {
+	t.Helper()
+	return ensured(t, NewCitizens(db, nil))
+}
+
 // outboxOf reads the events waiting in a citizen's outbox.
-func outboxOf(t *testing.T, s *Citizens, id string) []events.Event {
+func outboxOf(t *testing.T, s interface{ Collection() *mongo.Collection }, id string) []events.Event {
 	t.Helper()
 	var d struct {
 		Outbox []events.Event `bson:"_outbox"`
@@ -43,12 +63,24 @@ func outboxOf(t *testing.T, s *Citizens, id string) []events.Event {
 	return d.Outbox
 }
 
-// TestCitizenRepository runs the repository contract on the backend mode
-// the kit is in (make test runs both).
+// TestCitizenRepository runs the repository contract against both
+// adapters in the backend mode the kit is in (make test runs both), and
+// reads every citizen it wrote through a second adapter opened on the
+// stored citizens, as a restarted process opens them.
 func TestCitizenRepository(t *testing.T) {
-	kit := testkit.New(t)
-	s := newCitizens(t, kit.DB)
-	testRepository(t, kit.Ctx(), s, func(t *testing.T, id string) []events.Event { return outboxOf(t, s, id) })
+	testkit.EachAdapter(t, newMongo, newMirrored, func(t *testing.T, kit *testkit.Kit, open func() adapter) {
+		ctx := kit.Ctx()
+		repo := ensured(t, open())
+		testRepository(t, ctx, repo, func(t *testing.T, id string) []events.Event { return outboxOf(t, repo, id) })
+		reopened := ensured(t, open())
+		for _, id := range []string{"emb_ada", "emb_bob", "emb_cat", "emb_race", "emb_ghost"} {
+			want, wok, werr := repo.Get(ctx, id)
+			got, gok, gerr := reopened.Get(ctx, id)
+			if gerr != nil || werr != nil || gok != wok || !reflect.DeepEqual(got, want) {
+				t.Fatalf("opened on the stored citizens: Get %s:\n got %+v %v %v\nwant %+v %v %v", id, got, gok, gerr, want, wok, werr)
+			}
+		}
+	})
 }
 
 func ptr[T any](v T) *T { return &v }

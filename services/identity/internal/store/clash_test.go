@@ -13,14 +13,15 @@ import (
 	"sharedworld.dev/services/identity/internal/domain"
 )
 
-// Another replica writes between this one's read and its write. Each store
-// has a Shared handle of its own (its own document locks), as two replicas
-// on MongoDB do, whatever mode the kit is in.
+// Another replica writes between this one's read and its write. Each
+// store, a MongoDB adapter (the mirrored one is its database's only
+// writer), has a Shared handle of its own (its own document locks), as two
+// replicas on MongoDB do, whatever mode the kit is in.
 func TestChangeOnASharedDatabase(t *testing.T) {
 	kit := testkit.New(t)
 	ctx := kit.Ctx()
-	mine := newCitizens(t, mongox.NewDB(kit.DB.Database, mongox.Shared))
-	replica := newCitizens(t, mongox.NewDB(kit.DB.Database, mongox.Shared))
+	mine := newCitizens(t, kit.SharedDB())
+	replica := newCitizens(t, kit.SharedDB())
 	now := clock.Stored(time.Now())
 	const id = "emb_shared"
 	register(t, ctx, mine, id, domain.Profile{Name: "Shared"}, now)

@@ -91,7 +91,7 @@ func (a *App) Post(ctx context.Context, author, channel string, req domain.PostR
 		if err != nil {
 			return domain.Post{}, err
 		}
-		commonsPosts.WithLabelValues(ch).Inc()
+		a.obs.CommonsPosted(ch)
 		return p, nil
 	}
 	return domain.Post{}, domain.ErrBusy

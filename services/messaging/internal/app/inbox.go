@@ -30,7 +30,7 @@ func (a *App) WriteInbox(ctx context.Context, agentID string, req domain.InboxRe
 	if err != nil {
 		return domain.InboxMessage{}, err
 	}
-	inboxBacklog.Inc()
+	a.obs.InboxBacklogChanged(1)
 	return m, nil
 }
 
@@ -73,7 +73,7 @@ func (a *App) Reply(ctx context.Context, id, reply string) (domain.InboxMessage,
 	if err != nil {
 		return domain.InboxMessage{}, err
 	}
-	inboxBacklog.Dec()
+	a.obs.InboxBacklogChanged(-1)
 	return m, nil
 }
 
@@ -83,6 +83,6 @@ func (a *App) SyncBacklog(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	inboxBacklog.Set(float64(n))
+	a.obs.InboxBacklog(n)
 	return nil
 }

@@ -33,13 +33,13 @@ func (a *App) Send(ctx context.Context, from string, req domain.SendRequest) (do
 	now := a.now()
 	m, err := a.repos.Messages.Send(ctx, func(id string) (domain.Message, domain.Sent) {
 		sealed, _ := a.sealer.Seal(letter, s.EncryptionKey, domain.AAD(id))
-		return domain.Message{ID: id, From: from, To: s.To, About: s.About, Sealed: sealed, SentAt: now},
+		return domain.Message{ID: id, From: from, To: s.To, About: s.About, Subject: s.Subject, Sealed: sealed, SentAt: now},
 			domain.Sent{MessageID: id, From: from, To: s.To, SentAt: now}
 	})
 	if err != nil {
 		return domain.Message{}, err
 	}
-	messagesSent.Inc()
+	a.obs.MessageSent()
 	return m, nil
 }
 

@@ -185,7 +185,7 @@ func (a *App) Broadcast(ctx context.Context, b domain.Broadcast) error {
 	}
 	// The audience is counted for the metric only; nothing is written per citizen.
 	if n, err := a.residents.Population(ctx); err == nil {
-		notificationsFannedOut.WithLabelValues(string(b.Kind)).Add(float64(n))
+		a.obs.NotificationsDelivered(string(b.Kind), int64(n))
 	}
 	return nil
 }

@@ -2,11 +2,9 @@ package domain
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"sharedworld.dev/pkg/problem"
-	"sharedworld.dev/pkg/text"
 )
 
 // Channels are the commons channels of SEED §1.5, in its order.
@@ -40,13 +38,15 @@ func ParseChannel(s string) (string, error) {
 // PostRequest is POST /api/world/commons/:channel as decoded.
 type PostRequest struct{ Title, Content string }
 
-// PostText is a checked post, HTML stripped.
+// PostText is a checked post, as sent.
 type PostText struct{ Title, Content string }
 
-// ParsePost strips HTML and checks the lengths.
+// ParsePost checks the lengths. The text is kept byte for byte, as sent:
+// it is JSON text, and citizens post code ("if a<b and b>c"), which any
+// rewriting (stripping what looks like markup) would corrupt. What renders
+// it as HTML escapes it there.
 func ParsePost(r PostRequest) (PostText, error) {
-	title := strings.TrimSpace(text.StripHTML(r.Title))
-	content := strings.TrimSpace(text.StripHTML(r.Content))
+	title, content := r.Title, r.Content
 	if err := required("title", title, MaxPostTitle); err != nil {
 		return PostText{}, err
 	}

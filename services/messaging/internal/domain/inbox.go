@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"sharedworld.dev/pkg/problem"
-	"sharedworld.dev/pkg/text"
 )
 
 // InboxType is the kind of a message to the ambassador.
@@ -25,7 +24,7 @@ const MaxReply = 10000
 // InboxRequest is POST /api/world/inbox as decoded.
 type InboxRequest struct{ Subject, Body, Type string }
 
-// InboxLetter is a checked InboxRequest, HTML stripped.
+// InboxLetter is a checked InboxRequest, kept as sent (as commons posts).
 type InboxLetter struct {
 	Subject string
 	Body    string
@@ -36,8 +35,7 @@ type InboxLetter struct {
 // sender holds an office: stewards may write about anything, everyone else
 // only about an emergency or a security matter.
 func ParseInbox(r InboxRequest, steward bool) (InboxLetter, error) {
-	subject := strings.TrimSpace(text.StripHTML(r.Subject))
-	body := strings.TrimSpace(text.StripHTML(r.Body))
+	subject, body := r.Subject, r.Body
 	if err := required("subject", subject, MaxSubject); err != nil {
 		return InboxLetter{}, err
 	}

@@ -94,15 +94,19 @@ type Letter struct {
 	Content string `json:"content"`
 }
 
-// Message is a stored direct message: the letter only sealed.
+// Message is a stored direct message: the letter only sealed. Its subject
+// is also kept in the clear, as an envelope shows it, so that a box lists
+// what each message is about without a key (older messages, stored before,
+// have it only in the seal).
 type Message struct {
-	ID     string
-	From   string
-	To     string
-	About  []string
-	Sealed seal.Sealed
-	SentAt time.Time
-	ReadAt *time.Time
+	ID      string
+	From    string
+	To      string
+	About   []string
+	Subject string
+	Sealed  seal.Sealed
+	SentAt  time.Time
+	ReadAt  *time.Time
 }
 
 // Sent is message.sent: who wrote to whom and when, never what.

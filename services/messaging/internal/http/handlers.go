@@ -47,7 +47,10 @@ func (h *Handlers) Routes(r fiber.Router) {
 	r.Get("/api/world/commons", h.channels)
 	r.Get("/api/world/commons/:channel", h.channelPosts)
 	// The announcements channel is the ambassador's: registered before the
-	// citizens' route so that it matches first.
+	// citizens' route so that it matches first. Being a fixed path, it is
+	// read through a fixed GET route too (a fixed path answers 405 to the
+	// methods it does not list, whatever parameter route would match).
+	r.Get("/api/world/commons/"+domain.AnnouncementsChannel, h.announcementPosts)
 	r.Post("/api/world/commons/"+domain.AnnouncementsChannel, h.postAnnouncement)
 	r.Post("/api/world/commons/:channel", as(h.post)...)
 }
@@ -231,12 +234,18 @@ func (h *Handlers) channels(c *fiber.Ctx) error {
 	return httpx.OK(c, fiber.StatusOK, fiber.Map{"channels": out})
 }
 
-func (h *Handlers) channelPosts(c *fiber.Ctx) error {
+func (h *Handlers) channelPosts(c *fiber.Ctx) error { return h.listChannel(c, c.Params("channel")) }
+
+func (h *Handlers) announcementPosts(c *fiber.Ctx) error {
+	return h.listChannel(c, domain.AnnouncementsChannel)
+}
+
+func (h *Handlers) listChannel(c *fiber.Ctx, channel string) error {
 	limit, after, err := pageArgs(c.Query("limit"), c.Query("cursor"), domain.PostPrefix)
 	if err != nil {
 		return err
 	}
-	page, err := h.App.ChannelPosts(c.UserContext(), c.Params("channel"), after, limit)
+	page, err := h.App.ChannelPosts(c.UserContext(), channel, after, limit)
 	if err != nil {
 		return err
 	}
@@ -245,7 +254,7 @@ func (h *Handlers) channelPosts(c *fiber.Ctx) error {
 		out[i] = toPostJSON(p)
 	}
 	return httpx.OK(c, fiber.StatusOK, fiber.Map{
-		"channel":    c.Params("channel"),
+		"channel":    channel,
 		"posts":      out,
 		"pagination": httpx.Pagination{Limit: limit, Count: len(out), Next: encodeCursor(page.Next)},
 	})

@@ -31,9 +31,10 @@ type keyRequest struct {
 	EncryptionKey string `json:"encryption_key"`
 }
 
-// messageJSON is a listed message. Subject and content appear only when
-// the request's encryption_key opened the message; decrypted says whether
-// it did (null when no key was sent).
+// messageJSON is a listed message. The subject is listed like an
+// envelope's; the content appears only when the request's encryption_key
+// opened the message; decrypted says whether it did (null when no key was
+// sent).
 type messageJSON struct {
 	MessageID     string   `json:"message_id"`
 	FromAgentID   string   `json:"from_agent_id"`
@@ -57,6 +58,9 @@ func toMessageJSON(o app.Opened, keyGiven bool) messageJSON {
 	}
 	j := messageJSON{MessageID: o.ID, FromAgentID: o.From, ToAgentID: o.To, AboutAgentIDs: about,
 		SentAt: ts(o.SentAt), ReadAt: tsPtr(o.ReadAt), Encrypted: true}
+	if o.Subject != "" {
+		j.Subject = &o.Subject
+	}
 	if !keyGiven {
 		return j
 	}

@@ -39,16 +39,6 @@ func (d postDoc) domain() domain.Post {
 type commonsRepo struct{ s *Store }
 
 func (r commonsRepo) Latest(ctx context.Context, agentID string) (*domain.Stamp, error) {
-	if m := r.s.mirror; m != nil {
-		var st *domain.Stamp
-		m.byAuthor.Ascend(func(d *postDoc) bool { return d.AgentID >= agentID }, func(d *postDoc) bool {
-			if d.AgentID == agentID {
-				st = &domain.Stamp{At: utc(d.PostedAt), Slot: d.Slot}
-			}
-			return false
-		})
-		return st, nil
-	}
 	var d postDoc
 	err := r.s.posts.Collection().FindOne(ctx, bson.M{"agent_id": agentID},
 		options.FindOne().SetSort(bson.D{{Key: "posted_at", Value: -1}, {Key: "slot", Value: -1}}).
@@ -85,16 +75,7 @@ func (r commonsRepo) Post(ctx context.Context, agentID, day string, slot int, bu
 	return d.domain(), nil
 }
 
-// List answers from memory for the seed's channels, the only ones a post
-// can name (domain.ParseChannel).
 func (r commonsRepo) List(ctx context.Context, channel string, after *domain.Position, limit int) ([]domain.Post, error) {
-	if m := r.s.mirror; m != nil {
-		o, ok := m.byChannel[channel]
-		if !ok {
-			return []domain.Post{}, nil
-		}
-		return page(o, channel, after, limit, nil, (*postDoc).domain), nil
-	}
 	opts := options.Find().SetSort(newestSort("posted_at")).SetLimit(int64(limit)).SetProjection(bson.M{mongox.OutboxField: 0})
 	docs, err := mongox.FindAll[postDoc](ctx, r.s.posts.Collection(), newestAfter(bson.M{"channel": channel}, "posted_at", after), opts)
 	if err != nil {
@@ -108,15 +89,6 @@ func (r commonsRepo) List(ctx context.Context, channel string, after *domain.Pos
 }
 
 func (r commonsRepo) Counts(ctx context.Context) (map[string]int64, error) {
-	if m := r.s.mirror; m != nil {
-		out := map[string]int64{}
-		for c, o := range m.byChannel {
-			if n := o.Len(); n > 0 {
-				out[c] = int64(n)
-			}
-		}
-		return out, nil
-	}
 	cur, err := r.s.posts.Collection().Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.M{"_id": "$channel", "n": bson.M{"$sum": 1}}}}})
 	if err != nil {
 		return nil, fmt.Errorf("count posts: %w", err)

@@ -82,12 +82,6 @@ func (r inboxRepo) Answer(ctx context.Context, id string, fn func(*domain.InboxM
 }
 
 func (r inboxRepo) List(ctx context.Context, from string, after *domain.Position, limit int) ([]domain.InboxMessage, error) {
-	if m := r.s.mirror; m != nil {
-		if from == "" {
-			return page(m.inboxAll, "", after, limit, nil, (*inboxDoc).domain), nil
-		}
-		return page(m.inboxBySender, from, after, limit, nil, (*inboxDoc).domain), nil
-	}
 	filter := bson.M{}
 	if from != "" {
 		filter["from_agent_id"] = from
@@ -105,8 +99,5 @@ func (r inboxRepo) List(ctx context.Context, from string, after *domain.Position
 }
 
 func (r inboxRepo) Backlog(ctx context.Context) (int64, error) {
-	if m := r.s.mirror; m != nil {
-		return int64(m.backlog.Len()), nil
-	}
 	return r.s.inbox.Collection().CountDocuments(ctx, bson.M{"replied": false})
 }

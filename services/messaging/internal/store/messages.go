@@ -27,13 +27,14 @@ type sealedDoc struct {
 	Ciphertext []byte `bson:"ciphertext"`
 }
 
-// messageDoc is a direct message as stored: subject and content only
-// inside the seal.
+// messageDoc is a direct message as stored: the content only inside the
+// seal, the subject also in the clear (empty on messages stored before).
 type messageDoc struct {
 	ID      string     `bson:"_id"`
 	From    string     `bson:"from_agent_id"`
 	To      string     `bson:"to_agent_id"`
 	About   []string   `bson:"about_agent_ids"`
+	Subject string     `bson:"subject"`
 	Sealed  sealedDoc  `bson:"sealed"`
 	SentAt  time.Time  `bson:"sent_at"`
 	ReadAt  *time.Time `bson:"read_at"`
@@ -46,14 +47,14 @@ func toMessageDoc(m domain.Message) messageDoc {
 	if about == nil {
 		about = []string{}
 	}
-	return messageDoc{ID: m.ID, From: m.From, To: m.To, About: about, SentAt: m.SentAt, ReadAt: m.ReadAt,
+	return messageDoc{ID: m.ID, From: m.From, To: m.To, About: about, Subject: m.Subject, SentAt: m.SentAt, ReadAt: m.ReadAt,
 		Sealed: sealedDoc{KDF: s.KDF, Time: s.Params.Time, MemoryKiB: s.Params.MemoryKiB, Threads: s.Params.Threads,
 			Salt: s.Salt, Nonce: s.Nonce, Ciphertext: s.Ciphertext}}
 }
 
 func (d messageDoc) domain() domain.Message {
 	s := d.Sealed
-	return domain.Message{ID: d.ID, From: d.From, To: d.To, About: d.About, SentAt: utc(d.SentAt), ReadAt: utcPtr(d.ReadAt),
+	return domain.Message{ID: d.ID, From: d.From, To: d.To, About: d.About, Subject: d.Subject, SentAt: utc(d.SentAt), ReadAt: utcPtr(d.ReadAt),
 		Sealed: seal.Sealed{KDF: s.KDF, Params: seal.Params{Time: s.Time, MemoryKiB: s.MemoryKiB, Threads: s.Threads},
 			Salt: s.Salt, Nonce: s.Nonce, Ciphertext: s.Ciphertext}}
 }
@@ -105,18 +106,7 @@ func boxFilter(agentID string, box domain.Box) bson.M {
 	return bson.M{"to_agent_id": agentID}
 }
 
-// boxOrder is the copy's order of agentID's box.
-func (m *mirrors) boxOrder(box domain.Box) newestOrder[messageDoc] {
-	if box == domain.BoxSent {
-		return m.bySender
-	}
-	return m.byRecipient
-}
-
 func (r messageRepo) List(ctx context.Context, agentID string, box domain.Box, after *domain.Position, limit int) ([]domain.Message, error) {
-	if m := r.s.mirror; m != nil {
-		return page(m.boxOrder(box), agentID, after, limit, nil, (*messageDoc).domain), nil
-	}
 	opts := options.Find().SetSort(newestSort("sent_at")).SetLimit(int64(limit)).SetProjection(bson.M{mongox.OutboxField: 0})
 	docs, err := mongox.FindAll[messageDoc](ctx, r.s.messages.Collection(), newestAfter(boxFilter(agentID, box), "sent_at", after), opts)
 	if err != nil {
@@ -130,8 +120,5 @@ func (r messageRepo) List(ctx context.Context, agentID string, box domain.Box, a
 }
 
 func (r messageRepo) Count(ctx context.Context, agentID string, box domain.Box) (int64, error) {
-	if m := r.s.mirror; m != nil {
-		return count(m.boxOrder(box), agentID, nil), nil
-	}
 	return r.s.messages.Collection().CountDocuments(ctx, boxFilter(agentID, box))
 }

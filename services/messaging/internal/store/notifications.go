@@ -10,7 +10,6 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
-	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/messaging/internal/domain"
@@ -87,17 +86,28 @@ type notificationRepo struct{ s *Store }
 // another replica took it first.
 const seqAttempts = 8
 
+// seqReader answers the reads a broadcast's Seq is decided by (the MongoDB
+// adapter queries; the mirrored one reads its copy).
+type seqReader interface {
+	keyExists(ctx context.Context, key string) (bool, error)
+	LatestSeq(ctx context.Context) (int64, error)
+}
+
 // AddBroadcast is the whole fan-out: one insert. Within this process the
 // sequence lock makes Seqs dense; between replicas the unique seq index
 // decides and the loser takes the next one.
 func (r notificationRepo) AddBroadcast(ctx context.Context, b domain.Broadcast) (bool, error) {
+	return r.addBroadcast(ctx, b, r)
+}
+
+// addBroadcast is AddBroadcast deciding the Seq by seqs' reads.
+func (r notificationRepo) addBroadcast(ctx context.Context, b domain.Broadcast, seqs seqReader) (bool, error) {
 	defer r.s.db.LockKey("broadcast_seq")()
-	coll := r.s.broadcasts.Collection()
 	for attempt := 0; attempt < seqAttempts; attempt++ {
-		if exists, err := r.keyExists(ctx, coll, b.Key); err != nil || exists {
+		if exists, err := seqs.keyExists(ctx, b.Key); err != nil || exists {
 			return false, err
 		}
-		latest, err := r.LatestSeq(ctx)
+		latest, err := seqs.LatestSeq(ctx)
 		if err != nil {
 			return false, err
 		}
@@ -116,11 +126,8 @@ func (r notificationRepo) AddBroadcast(ctx context.Context, b domain.Broadcast) 
 	return false, domain.ErrBusy
 }
 
-func (r notificationRepo) keyExists(ctx context.Context, coll *mongo.Collection, key string) (bool, error) {
-	if m := r.s.mirror; m != nil {
-		return m.broadcasts.hasKey(key), nil
-	}
-	err := coll.FindOne(ctx, bson.M{"key": key}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
+func (r notificationRepo) keyExists(ctx context.Context, key string) (bool, error) {
+	err := r.s.broadcasts.Collection().FindOne(ctx, bson.M{"key": key}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return false, nil
 	}
@@ -139,27 +146,14 @@ func (r notificationRepo) seqOf(ctx context.Context, filter bson.M, sort bson.D)
 }
 
 func (r notificationRepo) LatestSeq(ctx context.Context) (int64, error) {
-	if m := r.s.mirror; m != nil {
-		return m.broadcasts.latest(), nil
-	}
 	return r.seqOf(ctx, bson.M{}, bson.D{{Key: "seq", Value: -1}})
 }
 
 func (r notificationRepo) JoinedSeq(ctx context.Context, t time.Time) (int64, error) {
-	if m := r.s.mirror; m != nil {
-		return m.broadcasts.joined(t), nil
-	}
 	return r.seqOf(ctx, bson.M{"created_at": bson.M{"$lt": t}}, newestSort("created_at"))
 }
 
 func (r notificationRepo) Broadcast(ctx context.Context, id string) (domain.Broadcast, bool, error) {
-	if m := r.s.mirror; m != nil {
-		d, ok := m.broadcasts.Get(id)
-		if !ok {
-			return domain.Broadcast{}, false, nil
-		}
-		return d.domain(), true, nil
-	}
 	d, err := r.s.broadcasts.Get(ctx, id)
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.Broadcast{}, false, nil
@@ -171,9 +165,6 @@ func (r notificationRepo) Broadcast(ctx context.Context, id string) (domain.Broa
 }
 
 func (r notificationRepo) Broadcasts(ctx context.Context, from int64, skip []int64, after *domain.Position, limit int) ([]domain.Broadcast, error) {
-	if m := r.s.mirror; m != nil {
-		return m.broadcasts.page(from, skip, after, limit, r.s.bySeqUpTo), nil
-	}
 	seq := bson.M{"$gt": from}
 	if len(skip) > 0 {
 		seq["$nin"] = skip
@@ -203,13 +194,6 @@ func (r notificationRepo) AddPersonal(ctx context.Context, build func(id string)
 }
 
 func (r notificationRepo) Personal(ctx context.Context, id string) (domain.Personal, bool, error) {
-	if m := r.s.mirror; m != nil {
-		d, ok := m.personals.Get(id)
-		if !ok {
-			return domain.Personal{}, false, nil
-		}
-		return d.domain(), true, nil
-	}
 	d, err := r.s.personals.Get(ctx, id)
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.Personal{}, false, nil
@@ -251,24 +235,7 @@ func unreadFilter(agentID string, after time.Time) bson.M {
 	return f
 }
 
-// madeAfter accepts the notifications made after t (every one when t is
-// zero), as unreadFilter does; newest first, it refuses every one after
-// the first it refuses.
-func madeAfter(t time.Time) func(*personalDoc) bool {
-	if t.IsZero() {
-		return nil
-	}
-	t = clock.Stored(t)
-	return func(d *personalDoc) bool { return d.CreatedAt.After(t) }
-}
-
 func (r notificationRepo) Personals(ctx context.Context, agentID string, unreadAfter *time.Time, after *domain.Position, limit int) ([]domain.Personal, error) {
-	if m := r.s.mirror; m != nil {
-		if unreadAfter == nil {
-			return page(m.personalsAll, agentID, after, limit, nil, (*personalDoc).domain), nil
-		}
-		return page(m.unread, agentID, after, limit, madeAfter(*unreadAfter), (*personalDoc).domain), nil
-	}
 	filter := bson.M{"agent_id": agentID}
 	if unreadAfter != nil {
 		filter = unreadFilter(agentID, *unreadAfter)
@@ -286,20 +253,10 @@ func (r notificationRepo) Personals(ctx context.Context, agentID string, unreadA
 }
 
 func (r notificationRepo) UnreadPersonals(ctx context.Context, agentID string, after time.Time) (int64, error) {
-	if m := r.s.mirror; m != nil {
-		return count(m.unread, agentID, madeAfter(after)), nil
-	}
 	return r.s.personals.Collection().CountDocuments(ctx, unreadFilter(agentID, after))
 }
 
 func (r notificationRepo) ReadState(ctx context.Context, agentID string) (domain.ReadState, error) {
-	if m := r.s.mirror; m != nil {
-		d, ok := m.reads.Get(agentID)
-		if !ok {
-			return domain.ReadState{AgentID: agentID}, nil
-		}
-		return d.domain(), nil
-	}
 	d, err := r.s.reads.Get(ctx, agentID)
 	if errors.Is(err, mongox.ErrNotFound) {
 		return domain.ReadState{AgentID: agentID}, nil

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/seal"
@@ -17,9 +20,28 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-func newStore(t testing.TB, db *mongox.DB) *Store {
+// adapter is what the service is given: the domain repositories with the
+// collections and indexes.
+type adapter interface {
+	Messages() domain.Messages
+	Notifications() domain.Notifications
+	Inbox() domain.Inbox
+	Commons() domain.Commons
+	Stewards() Stewards
+	OutboxCollections() []*mongo.Collection
+	EnsureIndexes(context.Context) error
+	DB() *mongox.DB
+}
+
+func noEvents(any) (events.Event, error) { return events.Event{}, nil }
+
+func newMongo(db *mongox.DB) adapter    { return New(db, noEvents, nil) }
+func newMirrored(db *mongox.DB) adapter { return NewMirrored(db, noEvents, nil) }
+
+// opened is an adapter open made, its indexes ensured (and its copy loaded).
+func opened(t testing.TB, open func() adapter) adapter {
 	t.Helper()
-	s := New(db, func(e any) (events.Event, error) { return events.Event{}, nil }, nil)
+	s := open()
 	if err := s.EnsureIndexes(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -29,8 +51,12 @@ func newStore(t testing.TB, db *mongox.DB) *Store {
 // Racing readers of one message: exactly one sets read_at, every other
 // call sees it set.
 func TestContractMarkReadRacesOnOneMessage(t *testing.T) {
-	kit := testkit.New(t)
-	s := newStore(t, kit.DB)
+	testkit.EachAdapter(t, newMongo, newMirrored, func(t *testing.T, kit *testkit.Kit, open func() adapter) {
+		testMarkReadRaces(t, opened(t, open))
+	})
+}
+
+func testMarkReadRaces(t *testing.T, s adapter) {
 	ctx := context.Background()
 	m, err := s.Messages().Send(ctx, func(id string) (domain.Message, domain.Sent) {
 		return domain.Message{ID: id, From: "a", To: "b", Sealed: seal.Sealed{KDF: seal.KDFArgon2id}, SentAt: time.Now().UTC()}, domain.Sent{}
@@ -72,19 +98,25 @@ func TestContractMarkReadRacesOnOneMessage(t *testing.T) {
 	if err != nil || got.ReadAt == nil {
 		t.Fatalf("after race: %v %v", got, err)
 	}
-	if testkit.Mode() == mongox.Exclusive && firsts.Load() != 1 {
+	if s.DB().Exclusive() && firsts.Load() != 1 {
 		t.Fatalf("%d first reads, want 1", firsts.Load())
 	}
 }
 
 // Two replicas on a shared database: B marks a broadcast between A's read
 // and write of the same read state; A's write is refused by the version,
-// decided again on B's state, and both marks survive.
+// decided again on B's state, and both marks survive. Replicas share a
+// database only through the MongoDB adapter.
 func TestContractReadStateVersionClashRetries(t *testing.T) {
 	kit := testkit.New(t)
-	a := newStore(t, mongox.NewDB(kit.Client.Database(kit.DB.Name()), mongox.Shared))
-	b := newStore(t, mongox.NewDB(kit.Client.Database(kit.DB.Name()), mongox.Shared))
+	a := New(kit.SharedDB(), noEvents, nil)
+	b := New(kit.SharedDB(), noEvents, nil)
 	ctx := context.Background()
+	for _, s := range []*Store{a, b} {
+		if err := s.EnsureIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t0 := time.Now().UTC().Truncate(time.Millisecond)
 	if _, err := a.Notifications().ChangeReadState(ctx, "emb_r", func(st *domain.ReadState) error { st.MarkBroadcast(1, t0); return nil }); err != nil {
 		t.Fatal(err)
@@ -115,8 +147,12 @@ func TestContractReadStateVersionClashRetries(t *testing.T) {
 
 // A redelivered broadcast is stored once, and Seqs stay dense.
 func TestContractBroadcastOncePerKeyDenseSeq(t *testing.T) {
-	kit := testkit.New(t)
-	s := newStore(t, kit.DB)
+	testkit.EachAdapter(t, newMongo, newMirrored, func(t *testing.T, kit *testkit.Kit, open func() adapter) {
+		testBroadcastOncePerKey(t, opened(t, open))
+	})
+}
+
+func testBroadcastOncePerKey(t *testing.T, s adapter) {
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for i := 0; i < 10; i++ {
@@ -134,7 +170,7 @@ func TestContractBroadcastOncePerKeyDenseSeq(t *testing.T) {
 	if err != nil || latest != 3 {
 		t.Fatalf("latest seq %d (%v), want 3", latest, err)
 	}
-	n, _ := s.broadcasts.Collection().CountDocuments(ctx, map[string]any{})
+	n, _ := s.DB().Collection("broadcasts").CountDocuments(ctx, bson.M{})
 	if n != 3 {
 		t.Fatalf("%d broadcasts stored, want 3", n)
 	}

@@ -1,9 +1,12 @@
-// Package store is the messaging service's MongoDB adapter. Aggregates with
-// events (messages, inbox messages, commons posts) carry their events in
-// their own document's outbox, written with the state in one write through
-// mongox.Docs. Notifications are stored without fan-out: a broadcast is one
-// document whatever the population, and each citizen's reading of the
-// broadcasts is one small read-state document.
+// Package store holds the messaging service's two adapters of its domain
+// repositories: Store, the MongoDB adapter (production queries only), and
+// Mirrored, which embeds it for the embedded default and answers the lists,
+// counts and filters from memory. Aggregates with events (messages, inbox
+// messages, commons posts) carry their events in their own document's
+// outbox, written with the state in one write through mongox.Docs.
+// Notifications are stored without fan-out: a broadcast is one document
+// whatever the population, and each citizen's reading of the broadcasts is
+// one small read-state document.
 package store
 
 import (
@@ -22,7 +25,7 @@ import (
 // CommonsPosted) into an outbox event.
 type Encoder func(any) (events.Event, error)
 
-// Store keeps every messaging collection of one database.
+// Store keeps every messaging collection of one database in MongoDB.
 type Store struct {
 	db         *mongox.DB
 	encode     Encoder
@@ -33,17 +36,16 @@ type Store struct {
 	personals  *mongox.Docs[personalDoc, events.Event]
 	reads      *mongox.Docs[readStateDoc, events.Event]
 	stewards   *mongo.Collection
-	// mirror answers every list, count and filter from memory on an
-	// exclusive database; nil on a shared one.
-	mirror *mirrors
-	// bySeqUpTo: see broadcastsBySeqUpTo (tests lower it to walk both ways).
-	bySeqUpTo int64
+	// stewardWritten, when set, is told each steward office as written,
+	// while the office's lock is held (as mongox.Docs.Written is for the
+	// other collections), so that a copy kept from it is never behind.
+	stewardWritten func(stewardDoc)
 }
 
 // New keeps messaging in db and tells notify (the outbox relay) about every
 // write that leaves events.
 func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
-	s := &Store{
+	return &Store{
 		db: db, encode: encode,
 		messages:   mongox.NewDocs[messageDoc, events.Event](db, "messages", notify),
 		inbox:      mongox.NewDocs[inboxDoc, events.Event](db, "inbox", notify),
@@ -52,13 +54,7 @@ func New(db *mongox.DB, encode Encoder, notify mongox.Notifier) *Store {
 		personals:  mongox.NewDocs[personalDoc, events.Event](db, "notifications", nil),
 		reads:      mongox.NewDocs[readStateDoc, events.Event](db, "read_states", nil),
 		stewards:   db.Collection("stewards"),
-		mirror:     mirrorsOf(db),
-		bySeqUpTo:  broadcastsBySeqUpTo,
 	}
-	if s.mirror != nil {
-		s.mirror.keep(s)
-	}
-	return s
 }
 
 // Repos are the store's domain repositories.
@@ -66,7 +62,7 @@ func (s *Store) Messages() domain.Messages           { return messageRepo{s} }
 func (s *Store) Notifications() domain.Notifications { return notificationRepo{s} }
 func (s *Store) Inbox() domain.Inbox                 { return inboxRepo{s} }
 func (s *Store) Commons() domain.Commons             { return commonsRepo{s} }
-func (s *Store) Stewards() *StewardRepo              { return &StewardRepo{s} }
+func (s *Store) Stewards() Stewards                  { return stewardRepo{s} }
 
 // OutboxCollections are the collections whose documents carry outboxes,
 // for the relay.
@@ -124,9 +120,6 @@ func (s *Store) EnsureIndexes(ctx context.Context) error {
 		if err := mongox.EnsureIndexes(ctx, st.coll, st.models...); err != nil {
 			return err
 		}
-	}
-	if s.mirror != nil {
-		return s.mirror.load(ctx, s)
 	}
 	return nil
 }

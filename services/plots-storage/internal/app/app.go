@@ -26,11 +26,7 @@ type App struct {
 	Sealer      seal.Sealer
 	Clock       clock.Clock
 	Log         *slog.Logger
-	// SoleWriter says this process is the database's only writer (the
-	// embedded backend): at its start no write of another can be in flight.
-	SoleWriter bool
 
-	tally    gardenTally
 	deferred deferredConfirms
 }
 

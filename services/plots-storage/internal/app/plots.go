@@ -148,7 +148,7 @@ func (a *App) Available(ctx context.Context, near domain.Coordinates, limit int)
 	if err := domain.ValidateCell(near); err != nil {
 		return nil, 0, err
 	}
-	cells, err := domain.NearestAvailable(ctx, near, limit, a.Plots.ClaimedIn)
+	cells, err := a.Plots.NearestFree(ctx, near, limit)
 	if err != nil {
 		return nil, 0, err
 	}

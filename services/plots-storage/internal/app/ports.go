@@ -22,7 +22,9 @@ type Plots interface {
 	// Get returns a claimed plot.
 	Get(ctx context.Context, plotID string) (domain.Plot, error)
 	OwnedBy(ctx context.Context, agentID string) (domain.Plot, error)
-	ClaimedIn(ctx context.Context, sq domain.Square) ([]domain.Coordinates, error)
+	// NearestFree lists up to limit unclaimed cells nearest near, in the
+	// order of domain.NearestAvailable (CONTRACT §11).
+	NearestFree(ctx context.Context, near domain.Coordinates, limit int) ([]domain.Coordinates, error)
 	CountClaimed(ctx context.Context) (int64, error)
 	// ListClaimed pages by x then y, after the cell after (nil: from the start).
 	ListClaimed(ctx context.Context, after *domain.Coordinates, limit int) ([]domain.Plot, error)
@@ -50,7 +52,16 @@ type Usage interface {
 	Read(ctx context.Context, tenancy string) (domain.Account, error)
 	// Holding lists the tenancies that record holds.
 	Holding(ctx context.Context) ([]string, error)
+	// Outlived reports whether h's writer is known to be gone, so that its
+	// write can no longer land whether or not the hold lapsed.
+	Outlived(h domain.Hold) bool
 	DeleteTenancy(ctx context.Context, tenancy string) error
+	// MoveTally adds files to the garden's tally (tally.go) and dates the
+	// move after every earlier one; it returns the count and the date.
+	MoveTally(ctx context.Context, files int64, now time.Time) (int64, time.Time, error)
+	// StartTally sets the tally at start, where it needs counting, from
+	// count: the garden's files as stored and the latest date they record.
+	StartTally(ctx context.Context, now time.Time, count func(context.Context) (files int64, latest time.Time, err error)) error
 }
 
 // Files stores file heads and, apart, their contents ("blobs"): every

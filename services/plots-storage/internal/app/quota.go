@@ -181,18 +181,15 @@ func (a *App) account(ctx context.Context, plotID, tenancy string, change domain
 }
 
 // SettleHolds settles the holds of every tenancy that records some: those
-// that lapsed, or all of them when this process is the database's only
-// writer and has not served yet (nothing it did is in flight, and no other
-// process writes).
+// that lapsed, and those the store knows outlived their writers (on the
+// database's only writer, every hold found before it served: nothing it
+// did is in flight, and no other process writes).
 func (a *App) SettleHolds(ctx context.Context) error {
 	tenancies, err := a.Usage.Holding(ctx)
 	if err != nil {
 		return err
 	}
-	dead := a.lapsed
-	if a.SoleWriter {
-		dead = func(domain.Hold) bool { return true }
-	}
+	dead := func(h domain.Hold) bool { return a.Usage.Outlived(h) || a.lapsed(h) }
 	for _, t := range tenancies {
 		if _, err := a.changeAccount(ctx, t, dead, func(*domain.Account) error { return nil }); err != nil {
 			return fmt.Errorf("settle the quota holds of %s: %w", t, err)

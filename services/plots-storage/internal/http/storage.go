@@ -35,9 +35,11 @@ func (h *Handlers) write(c *fiber.Ctx) error {
 	if err := httpx.Decode(c, &req); err != nil {
 		return err
 	}
+	var planting ratelimit.Taken
 	if req.PlotID == domain.CommonsPlotID {
 		// The garden is everyone's: plantings have a budget of their own.
-		if err := h.Limits.Take(c, ratelimit.GardenPlantings, agentOf(c).ID); err != nil {
+		var err error
+		if planting, err = h.Limits.Take(c, ratelimit.GardenPlantings, agentOf(c).ID); err != nil {
 			return err
 		}
 	}
@@ -45,6 +47,7 @@ func (h *Handlers) write(c *fiber.Ctx) error {
 		PlotID: req.PlotID, Path: req.Path, Content: req.Content, ContentType: req.ContentType,
 	})
 	if err != nil {
+		planting.Give(c.UserContext()) // a refused write is no planting
 		return err
 	}
 	f := r.File

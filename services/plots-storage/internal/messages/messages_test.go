@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	plotsv1 "sharedworld.dev/proto/plots/v1"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )

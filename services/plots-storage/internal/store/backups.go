@@ -59,53 +59,47 @@ func (s sealedDoc) seal() seal.Sealed {
 		Salt: s.Salt, Nonce: s.Nonce, Ciphertext: s.Ciphertext}
 }
 
-// Backups stores backups. Each backup occupies one of its owner's
-// MaxBackupsPerCitizen numbered slots, and a unique index on the slot key
-// admits one backup per slot: the limit holds under concurrency because
-// it is decided by inserts, with no counter to update.
+// Backups is the backups adapter on MongoDB: an owner's backups are a
+// query its per-owner index serves. Each backup occupies one of its
+// owner's MaxBackupsPerCitizen numbered slots, and a unique index on the
+// slot key admits one backup per slot: the limit holds under concurrency
+// because it is decided by inserts, with no counter to update.
 type Backups struct {
 	meta    *docs[backupDoc]
 	content *docs[contentDoc]
-	// mirror answers the queries on the metadata on an exclusive database
-	// (nil on a shared one, where the indexes serve them).
-	mirror *backupMirror
 }
 
 // NewBackups uses db's "backups" and "backup_contents" collections.
 func NewBackups(db *mongox.DB) *Backups {
-	s := &Backups{meta: mongox.NewDocs[backupDoc, eventOf](db, "backups", nil),
-		content: mongox.NewDocs[contentDoc, eventOf](db, "backup_contents", nil), mirror: backupMirrorOf(db)}
-	if s.mirror != nil {
-		s.meta.Written = s.written
-	}
-	return s
+	return &Backups{meta: mongox.NewDocs[backupDoc, eventOf](db, "backups", nil),
+		content: mongox.NewDocs[contentDoc, eventOf](db, "backup_contents", nil)}
 }
 
 // EnsureIndexes creates the slot index and the per-owner listing index.
-// On an exclusive database it then loads the metadata into memory.
 func (s *Backups) EnsureIndexes(ctx context.Context) error {
-	if err := mongox.EnsureIndexes(ctx, s.meta.Collection(),
+	return mongox.EnsureIndexes(ctx, s.meta.Collection(),
 		mongox.Index("slot_unique", true, bson.E{Key: "slot_key", Value: 1}),
-		mongox.Index("owner_created", false, bson.E{Key: "owner_agent_id", Value: 1}, bson.E{Key: "created_at", Value: -1})); err != nil {
-		return err
-	}
-	return s.loadMirror(ctx)
+		mongox.Index("owner_created", false, bson.E{Key: "owner_agent_id", Value: 1}, bson.E{Key: "created_at", Value: -1}))
 }
 
 func slotKey(owner string, slot int) string { return fmt.Sprintf("%s#%02d", owner, slot) }
 
 // usedSlots returns the slot numbers owner's backups occupy.
 func (s *Backups) usedSlots(ctx context.Context, owner string) (map[int]bool, error) {
-	docs, err := s.find(ctx, bson.M{"owner_agent_id": owner}, func(*backupDoc) bool { return true },
+	docs, err := mongox.FindAll[backupDoc](ctx, s.meta.Collection(), bson.M{"owner_agent_id": owner},
 		options.Find().SetProjection(bson.M{"slot": 1}))
 	if err != nil {
 		return nil, fmt.Errorf("read backup slots: %w", err)
 	}
+	return slotsOf(docs), nil
+}
+
+func slotsOf(docs []backupDoc) map[int]bool {
 	used := make(map[int]bool, len(docs))
 	for _, d := range docs {
 		used[d.Slot] = true
 	}
-	return used, nil
+	return used
 }
 
 // Insert stores b in a free slot of its owner, or returns
@@ -114,18 +108,23 @@ func (s *Backups) usedSlots(ctx context.Context, owner string) (map[int]bool, er
 // tried. The content goes in first: a backup is visible only once its
 // metadata holds a slot, and content left by a failed insert is removed.
 func (s *Backups) Insert(ctx context.Context, b domain.Backup) error {
+	return s.insertIn(ctx, b, s.usedSlots)
+}
+
+// insertIn is Insert reading the slots the owner's backups occupy with used.
+func (s *Backups) insertIn(ctx context.Context, b domain.Backup, used func(ctx context.Context, owner string) (map[int]bool, error)) error {
 	if _, err := s.content.Insert(ctx, b.ID, contentDoc{ID: b.ID, Sealed: sealedDocOf(b.Sealed)}); err != nil {
 		return fmt.Errorf("store backup content: %w", err)
 	}
-	err := s.insertMeta(ctx, b)
+	err := s.insertMeta(ctx, b, used)
 	if err != nil {
 		_ = s.content.Delete(context.WithoutCancel(ctx), b.ID, nil)
 	}
 	return err
 }
 
-func (s *Backups) insertMeta(ctx context.Context, b domain.Backup) error {
-	used, err := s.usedSlots(ctx, b.Owner)
+func (s *Backups) insertMeta(ctx context.Context, b domain.Backup, usedSlots func(ctx context.Context, owner string) (map[int]bool, error)) error {
+	used, err := usedSlots(ctx, b.Owner)
 	if err != nil {
 		return err
 	}
@@ -171,17 +170,20 @@ func (s *Backups) Get(ctx context.Context, id, owner string) (domain.Backup, err
 // List returns owner's unexpired backups, newest first, without content.
 func (s *Backups) List(ctx context.Context, owner string, now time.Time) ([]domain.Backup, error) {
 	filter := bson.M{"owner_agent_id": owner, "$or": bson.A{bson.M{"expires_at": nil}, bson.M{"expires_at": bson.M{"$gt": now}}}}
-	live := func(d *backupDoc) bool { return d.ExpiresAt == nil || d.ExpiresAt.After(now) }
-	docs, err := s.find(ctx, filter, live, options.Find().
+	docs, err := mongox.FindAll[backupDoc](ctx, s.meta.Collection(), filter, options.Find().
 		SetSort(bson.D{{Key: "created_at", Value: -1}, {Key: "_id", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("list backups: %w", err)
 	}
+	return backupsOf(docs), nil
+}
+
+func backupsOf(docs []backupDoc) []domain.Backup {
 	out := make([]domain.Backup, len(docs))
 	for i, d := range docs {
 		out[i] = d.backup()
 	}
-	return out, nil
+	return out
 }
 
 // Delete removes a backup (already checked to be its owner's), freeing its
@@ -198,13 +200,18 @@ func (s *Backups) Delete(ctx context.Context, id string) error {
 
 // PurgeExpired deletes owner's expired backups, freeing their slots.
 func (s *Backups) PurgeExpired(ctx context.Context, owner string, now time.Time) (int64, error) {
-	expired, err := s.find(ctx, bson.M{"owner_agent_id": owner, "expires_at": bson.M{"$ne": nil, "$lte": now}},
-		func(d *backupDoc) bool { return d.ExpiresAt != nil && !d.ExpiresAt.After(now) }, options.Find().SetProjection(bson.M{"_id": 1}))
+	expired, err := mongox.FindAll[backupDoc](ctx, s.meta.Collection(),
+		bson.M{"owner_agent_id": owner, "expires_at": bson.M{"$ne": nil, "$lte": now}}, options.Find().SetProjection(bson.M{"_id": 1}))
 	if err != nil {
 		return 0, fmt.Errorf("find expired backups: %w", err)
 	}
+	return s.deleteEach(ctx, expired)
+}
+
+// deleteEach deletes the backups (expired ones), counting those it found.
+func (s *Backups) deleteEach(ctx context.Context, backups []backupDoc) (int64, error) {
 	var n int64
-	for _, b := range expired {
+	for _, b := range backups {
 		err := s.Delete(ctx, b.ID)
 		if errors.Is(err, domain.ErrNotFound) {
 			continue
@@ -215,17 +222,4 @@ func (s *Backups) PurgeExpired(ctx context.Context, owner string, now time.Time)
 		n++
 	}
 	return n, nil
-}
-
-// find is one owner's query: filter on MongoDB, the same selection (keep,
-// of filter's owner) from memory on an exclusive database, where the list
-// order is the mirror's.
-func (s *Backups) find(ctx context.Context, filter bson.M, keep func(*backupDoc) bool, opts *options.FindOptions) ([]backupDoc, error) {
-	if s.mirror == nil {
-		return mongox.FindAll[backupDoc](ctx, s.meta.Collection(), filter, opts)
-	}
-	if err := s.loadMirror(ctx); err != nil {
-		return nil, err
-	}
-	return s.mirror.ofOwner(filter["owner_agent_id"].(string), keep), nil
 }

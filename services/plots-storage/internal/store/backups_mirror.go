@@ -1,15 +1,13 @@
 package store
 
 import (
-	"context"
 	"strings"
 
 	"sharedworld.dev/pkg/mongox"
 )
 
-// backupMirror is the backups' metadata in memory on an exclusive database
-// (the embedded backend, where a citizen's list would decode every backup
-// of the world), in the "owner_created" index's order with the list's tie
+// backupMirror is the backups' metadata in memory, MirroredBackups' copy,
+// in the "owner_created" index's order with the list's tie
 // break: owner, newest first, then _id.
 type backupMirror struct {
 	*mongox.Mirror[backupDoc]
@@ -30,23 +28,6 @@ func backupMirrorOf(db *mongox.DB) *backupMirror {
 		}
 		return strings.Compare(a.ID, b.ID)
 	}, nil)}
-}
-
-func (s *Backups) loadMirror(ctx context.Context) error {
-	if s.mirror == nil {
-		return nil
-	}
-	return s.mirror.Load(ctx, func(ctx context.Context) ([]backupDoc, error) {
-		return mongox.ScanAll[backupDoc](ctx, s.mirror.Mirror, s.meta.Collection(), nil)
-	})
-}
-
-func (s *Backups) written(id string, d *backupDoc) {
-	if d == nil {
-		s.mirror.Delete(id)
-		return
-	}
-	s.mirror.Put(*d)
 }
 
 // ofOwner returns owner's backups that keep selects, in list order.

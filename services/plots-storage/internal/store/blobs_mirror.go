@@ -18,11 +18,10 @@ type blobRef struct {
 	Created time.Time `bson:"created_at"`
 }
 
-// blobRefs are the blobs' references in memory on an exclusive database
-// (nil on a shared one), so that the repair at start finds the tenancies
-// holding content without reading every blob (on FerretDB a distinct
-// decodes each one, content and all) when the snapshot of a clean stop
-// holds them. Blobs are written without a document lock, so the copy is
+// blobRefs are the blobs' references in memory, MirroredFiles' copy, so
+// that the repair at start finds the tenancies holding content without
+// reading every blob (on FerretDB a distinct decodes each one, content and
+// all) when the snapshot of a clean stop holds them. Blobs are written without a document lock, so the copy is
 // kept a superset of the collection instead of equal: a blob is put after
 // its insert and taken out before its delete (and put back if the delete
 // fails). A reference to a blob that is gone costs the repair one delete
@@ -71,11 +70,8 @@ func (b *blobRefs) takeWhere(match func(*blobRef) bool) []blobRef {
 	return taken
 }
 
-// restore puts taken references back (b may be nil: no copy).
+// restore puts taken references back.
 func (b *blobRefs) restore(refs []blobRef) {
-	if b == nil {
-		return
-	}
 	for _, r := range refs {
 		b.Put(r)
 	}
@@ -91,7 +87,7 @@ func (b *blobRefs) tenancies() map[string]bool {
 	return out
 }
 
-// fileTenancies are the tenancies holding file heads in m.
+// tenancies are the tenancies holding file heads in m.
 func (m *fileMirror) tenancies() map[string]bool {
 	out := map[string]bool{}
 	m.Scan(func(d *fileDoc) bool {

@@ -6,14 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
 
-	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -59,18 +56,15 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Files stores file heads and contents. Garden files (the commons) are kept
-// in their own collection: they are the only files whose writes carry
-// events, and the relay's safety sweep then reads the garden rather than
-// every file in the world.
+// Files is the adapter of file heads and contents on MongoDB: listings are
+// queries its indexes serve. Garden files (the commons) are kept in their
+// own collection: they are the only files whose writes carry events, and
+// the relay's safety sweep then reads the garden rather than every file in
+// the world.
 type Files struct {
 	files  *docs[fileDoc]
 	garden *docs[fileDoc]
 	blobs  *mongo.Collection
-	// mirrors of files and garden_files answer List on an exclusive
-	// database (nil on a shared one, where the indexes serve it).
-	filesMirror, gardenMirror *fileMirror
-	blobRefs                  *blobRefs
 	// writers holds this process's writers of one path in turn (Writing).
 	writers *mongox.Locks
 }
@@ -78,23 +72,9 @@ type Files struct {
 // NewFiles uses db's "files", "garden_files" and "blobs" collections and
 // tells notify about new garden events.
 func NewFiles(db *mongox.DB, notify mongox.Notifier) *Files {
-	s := &Files{files: mongox.NewDocs[fileDoc, eventOf](db, "files", notify),
+	return &Files{files: mongox.NewDocs[fileDoc, eventOf](db, "files", notify),
 		garden: mongox.NewDocs[fileDoc, eventOf](db, "garden_files", notify), blobs: db.Collection("blobs"),
-		filesMirror: fileMirrorOf(db, "files"), gardenMirror: fileMirrorOf(db, "garden_files"), blobRefs: blobRefsOf(db),
 		writers: mongox.NewLocks()}
-	if s.filesMirror != nil {
-		s.filesMirror.keep(s.files)
-		s.gardenMirror.keep(s.garden)
-	}
-	return s
-}
-
-// mirror is the in-memory copy of plotID's file heads (nil: none).
-func (s *Files) mirror(plotID string) *fileMirror {
-	if plotID == domain.CommonsPlotID {
-		return s.gardenMirror
-	}
-	return s.filesMirror
 }
 
 // OutboxCollection carries garden events (for the relay).
@@ -116,19 +96,7 @@ func (s *Files) EnsureIndexes(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := mongox.EnsureIndexes(ctx, s.blobs, mongox.Index("tenancy", false, bson.E{Key: "tenancy", Value: 1})); err != nil {
-		return err
-	}
-	if s.filesMirror == nil {
-		return nil
-	}
-	if err := s.filesMirror.load(ctx, s.files); err != nil {
-		return err
-	}
-	if err := s.gardenMirror.load(ctx, s.garden); err != nil {
-		return err
-	}
-	return s.blobRefs.load(ctx, s.blobs)
+	return mongox.EnsureIndexes(ctx, s.blobs, mongox.Index("tenancy", false, bson.E{Key: "tenancy", Value: 1}))
 }
 
 // Writing waits until no other writer of this process writes the path and
@@ -190,9 +158,6 @@ func (s *Files) PutBlob(ctx context.Context, tenancy string, data []byte, now ti
 	if _, err := s.blobs.InsertOne(ctx, blob{ID: id, Tenancy: tenancy, Data: data, Created: now}); err != nil {
 		return "", fmt.Errorf("store file content: %w", err)
 	}
-	if s.blobRefs != nil {
-		s.blobRefs.Put(blobRef{ID: id, Tenancy: tenancy, Created: clock.Stored(now)})
-	}
 	return id, nil
 }
 
@@ -214,12 +179,7 @@ func (s *Files) DeleteBlob(ctx context.Context, id string) error {
 	if id == "" {
 		return nil
 	}
-	var taken []blobRef
-	if s.blobRefs != nil {
-		taken = s.blobRefs.take(id)
-	}
 	if _, err := s.blobs.DeleteOne(ctx, bson.M{"_id": id}); err != nil {
-		s.blobRefs.restore(taken)
 		return fmt.Errorf("delete file content: %w", err)
 	}
 	return nil
@@ -227,18 +187,21 @@ func (s *Files) DeleteBlob(ctx context.Context, id string) error {
 
 // DeleteTenancy removes every file and content of an ended tenancy.
 func (s *Files) DeleteTenancy(ctx context.Context, plotID, tenancy string) error {
+	if err := s.deleteHeadsOf(ctx, plotID, tenancy); err != nil {
+		return err
+	}
+	return s.deleteContentsOf(ctx, plotID, tenancy)
+}
+
+func (s *Files) deleteHeadsOf(ctx context.Context, plotID, tenancy string) error {
 	if _, err := s.docs(plotID).Collection().DeleteMany(ctx, bson.M{"plot_id": plotID, "tenancy": tenancy}); err != nil {
 		return fmt.Errorf("delete files of %s: %w", plotID, err)
 	}
-	if m := s.mirror(plotID); m != nil {
-		m.deleteWhere(func(d *fileDoc) bool { return d.PlotID == plotID && d.Tenancy == tenancy })
-	}
-	var taken []blobRef
-	if s.blobRefs != nil {
-		taken = s.blobRefs.takeWhere(func(r *blobRef) bool { return r.Tenancy == tenancy })
-	}
+	return nil
+}
+
+func (s *Files) deleteContentsOf(ctx context.Context, plotID, tenancy string) error {
 	if _, err := s.blobs.DeleteMany(ctx, bson.M{"tenancy": tenancy}); err != nil {
-		s.blobRefs.restore(taken)
 		return fmt.Errorf("delete contents of %s: %w", plotID, err)
 	}
 	return nil
@@ -249,71 +212,74 @@ func (s *Files) DeleteTenancy(ctx context.Context, plotID, tenancy string) error
 // documents written before cutoff go: a tenancy claimed after live was read
 // writes later than that, so it is never mistaken for an orphan.
 func (s *Files) DeleteOrphans(ctx context.Context, live map[string]bool, cutoff time.Time) (int64, error) {
-	var removed int64
-	for _, target := range []struct {
-		c       *mongo.Collection
-		timeKey string
-	}{{s.files.Collection(), "written_at"}, {s.blobs, "created_at"}} {
-		tenancies, err := s.tenancies(ctx, target.c)
-		if err != nil {
-			return removed, fmt.Errorf("find tenancies in %s: %w", target.c.Name(), err)
-		}
-		dead := bson.A{}
-		for _, t := range tenancies {
-			if !live[t] {
-				dead = append(dead, t)
-			}
-		}
-		if len(dead) == 0 {
-			continue
-		}
-		var taken []blobRef
-		if target.c == s.blobs && s.blobRefs != nil {
-			taken = s.blobRefs.takeWhere(func(r *blobRef) bool { return !live[r.Tenancy] && r.Created.Before(clock.Stored(cutoff)) })
-		}
-		res, err := target.c.DeleteMany(ctx, bson.M{"tenancy": bson.M{"$in": dead}, target.timeKey: bson.M{"$lt": cutoff}})
-		if err != nil {
-			s.blobRefs.restore(taken)
-			return removed, fmt.Errorf("delete orphans in %s: %w", target.c.Name(), err)
-		}
-		removed += res.DeletedCount
-		if target.c == s.files.Collection() && s.filesMirror != nil {
-			s.filesMirror.deleteWhere(func(d *fileDoc) bool {
-				return !live[d.Tenancy] && d.WrittenAt.Before(clock.Stored(cutoff))
-			})
-		}
+	heads, err := s.headTenancies(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("find tenancies in %s: %w", s.files.Collection().Name(), err)
 	}
-	return removed, nil
+	removed, err := s.orphanHeads().deleteDead(ctx, heads, live, cutoff)
+	if err != nil {
+		return removed, err
+	}
+	contents, err := s.blobTenancies(ctx)
+	if err != nil {
+		return removed, fmt.Errorf("find tenancies in %s: %w", s.blobs.Name(), err)
+	}
+	n, err := s.orphanContents().deleteDead(ctx, contents, live, cutoff)
+	return removed + n, err
 }
 
-// tenancies are the tenancies c holds documents of (the files or the
-// blobs): on an exclusive database from memory (the blobs' copy may name
-// a few more), else the collection's distinct values.
-func (s *Files) tenancies(ctx context.Context, c *mongo.Collection) ([]string, error) {
-	var set map[string]bool
-	switch {
-	case c == s.files.Collection() && s.filesMirror != nil:
-		if err := s.filesMirror.load(ctx, s.files); err != nil {
-			return nil, err
+// headTenancies are the tenancies holding plot files (the garden's are
+// never orphans).
+func (s *Files) headTenancies(ctx context.Context) ([]string, error) {
+	return distinctTenancies(ctx, s.files.Collection())
+}
+
+// blobTenancies are the tenancies holding content.
+func (s *Files) blobTenancies(ctx context.Context) ([]string, error) {
+	return distinctTenancies(ctx, s.blobs)
+}
+
+// orphans are the documents of one collection DeleteOrphans clears: the
+// file heads (the garden's are never orphans) or the contents, each dated
+// by its own field.
+type orphans struct {
+	c       *mongo.Collection
+	timeKey string
+}
+
+func (s *Files) orphanHeads() orphans    { return orphans{s.files.Collection(), "written_at"} }
+func (s *Files) orphanContents() orphans { return orphans{s.blobs, "created_at"} }
+
+// deleteDead deletes the documents written before cutoff of those of
+// tenancies (the ones o holds) that are not live.
+func (o orphans) deleteDead(ctx context.Context, tenancies []string, live map[string]bool, cutoff time.Time) (int64, error) {
+	dead := bson.A{}
+	for _, t := range tenancies {
+		if !live[t] {
+			dead = append(dead, t)
 		}
-		set = s.filesMirror.tenancies()
-	case c == s.blobs && s.blobRefs != nil:
-		if err := s.blobRefs.load(ctx, s.blobs); err != nil {
-			return nil, err
-		}
-		set = s.blobRefs.tenancies()
-	default:
-		values, err := c.Distinct(ctx, "tenancy", bson.M{})
-		if err != nil {
-			return nil, err
-		}
-		var out []string
-		for _, v := range values {
-			if t, ok := v.(string); ok {
-				out = append(out, t)
-			}
-		}
-		return out, nil
 	}
-	return slices.Sorted(maps.Keys(set)), nil
+	if len(dead) == 0 {
+		return 0, nil
+	}
+	res, err := o.c.DeleteMany(ctx, bson.M{"tenancy": bson.M{"$in": dead}, o.timeKey: bson.M{"$lt": cutoff}})
+	if err != nil {
+		return 0, fmt.Errorf("delete orphans in %s: %w", o.c.Name(), err)
+	}
+	return res.DeletedCount, nil
+}
+
+// distinctTenancies are the tenancies c holds documents of.
+func distinctTenancies(ctx context.Context, c *mongo.Collection) ([]string, error) {
+	values, err := c.Distinct(ctx, "tenancy", bson.M{})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, v := range values {
+		if t, ok := v.(string); ok {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }

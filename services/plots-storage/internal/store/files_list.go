@@ -15,14 +15,7 @@ import (
 // path, without removed garden files. Valid paths use only characters
 // below '~', so every path with the prefix sorts inside [prefix, prefix+"~").
 func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error) {
-	filter, to := listFilter(plotID, tenancy, prefix)
-	if m := s.mirror(plotID); m != nil {
-		if err := m.load(ctx, s.docs(plotID)); err != nil {
-			return nil, err
-		}
-		rows, _ := m.page(plotID, tenancy, prefix, to, "", 0)
-		return filesOf(rows), nil
-	}
+	filter, _ := listFilter(plotID, tenancy, prefix)
 	docs, err := mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
 		options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
 	if err != nil {
@@ -42,7 +35,7 @@ func listFilter(plotID, tenancy, prefix string) (filter bson.M, to string) {
 	return filter, to
 }
 
-// filesOf is the files of docs, rows of the copy or of the database.
+// filesOf is the files of docs, rows of the database or of the in-memory copy.
 func filesOf[D interface{ file() domain.File }](docs []D) []domain.File {
 	out := make([]domain.File, len(docs))
 	for i, d := range docs {
@@ -55,13 +48,6 @@ func filesOf[D interface{ file() domain.File }](docs []D) []domain.File {
 // sort after after ("": from the first), and how many List returns.
 func (s *Files) ListPage(ctx context.Context, plotID, tenancy, prefix, after string, limit int) ([]domain.File, int, error) {
 	filter, to := listFilter(plotID, tenancy, prefix)
-	if m := s.mirror(plotID); m != nil {
-		if err := m.load(ctx, s.docs(plotID)); err != nil {
-			return nil, 0, err
-		}
-		rows, total := m.page(plotID, tenancy, prefix, to, after, limit)
-		return filesOf(rows), total, nil
-	}
 	total, err := s.docs(plotID).Collection().CountDocuments(ctx, filter)
 	if err != nil {
 		return nil, 0, fmt.Errorf("count files: %w", err)
@@ -83,15 +69,8 @@ func (s *Files) ListPage(ctx context.Context, plotID, tenancy, prefix, after str
 }
 
 // ListVersion is the version of plotID's list: a List after reading it
-// answers the same as every List until it moves. ok is false on a shared
-// database, where other replicas write without this process seeing it.
-func (s *Files) ListVersion(ctx context.Context, plotID string) (version uint64, ok bool, err error) {
-	m := s.mirror(plotID)
-	if m == nil {
-		return 0, false, nil
-	}
-	if err := m.load(ctx, s.docs(plotID)); err != nil {
-		return 0, false, err
-	}
-	return m.version(plotID), true, nil
+// answers the same as every List until it moves. ok is false here: other
+// replicas write without this process seeing it.
+func (s *Files) ListVersion(context.Context, string) (version uint64, ok bool, err error) {
+	return 0, false, nil
 }

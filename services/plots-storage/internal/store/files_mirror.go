@@ -8,9 +8,8 @@ import (
 	"sharedworld.dev/pkg/mongox"
 )
 
-// fileMirror is one collection of file heads in memory on an exclusive
-// database (the embedded backend, where listing one plot's files would
-// decode every file of the world), in the "plot_tenancy_path" index's order.
+// fileMirror is one collection of file heads in memory, a copy of
+// MirroredFiles, in the "plot_tenancy_path" index's order.
 type fileMirror struct {
 	*mongox.Mirror[fileDoc]
 	byPath *mongox.Order[fileDoc]
@@ -21,8 +20,8 @@ type fileMirror struct {
 	versions map[string]uint64
 }
 
-// fileMirrors holds one fileMirror per copy: every Files of a database
-// shares its copies (mongox.MirrorOf), so they must share the versions
+// fileMirrors holds one fileMirror per copy: every MirroredFiles of a
+// database shares its copies (mongox.MirrorOf), so they must share the versions
 // too, or a write through one would leave another's kept lists stale.
 var fileMirrors sync.Map // *mongox.Mirror[fileDoc] → *fileMirror
 

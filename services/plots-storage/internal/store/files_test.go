@@ -11,7 +11,7 @@ import (
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -40,14 +40,15 @@ func grow(by string) func(*domain.File) ([]domain.Event, error) {
 }
 
 func TestFilesRepository(t *testing.T) {
-	kit := testkit.New(t)
-	s := newFiles(t, kit.DB)
-	testFiles(t, kit.Ctx(), s, func(f domain.File) []string {
-		var types []string
-		for _, e := range outboxOf(t, s.docs(f.PlotID).Collection(), fileID(f.PlotID, f.Tenancy, f.Path)) {
-			types = append(types, e.Type)
-		}
-		return types
+	testkit.EachAdapter(t, newMongoFiles, newMirroredFiles, func(t *testing.T, kit *testkit.Kit, open func() filesAdapter) {
+		s := ensured(t, open())
+		testFiles(t, kit.Ctx(), s, func(f domain.File) []string {
+			var types []string
+			for _, e := range outboxOf(t, s.docs(f.PlotID).Collection(), fileID(f.PlotID, f.Tenancy, f.Path)) {
+				types = append(types, e.Type)
+			}
+			return types
+		})
 	})
 }
 
@@ -174,8 +175,8 @@ func testFiles(t *testing.T, ctx context.Context, repo app.Files, outbox func(do
 func TestFilesVersionClashOnASharedDatabase(t *testing.T) {
 	kit := testkit.New(t)
 	ctx := kit.Ctx()
-	s := newFiles(t, mongox.NewDB(kit.DB.Database, mongox.Shared))
-	replica := newFiles(t, mongox.NewDB(kit.DB.Database, mongox.Shared))
+	s := newFiles(t, kit.SharedDB())
+	replica := newFiles(t, kit.SharedDB())
 	const plot, tenancy, path = domain.CommonsPlotID, "commons", "/garden/index.md"
 	if _, err := s.Change(ctx, plot, tenancy, path, grow("first")); err != nil {
 		t.Fatal(err)

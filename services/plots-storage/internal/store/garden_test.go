@@ -6,17 +6,33 @@ import (
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 // A removal's hold keeps what it frees across a read (a restart), and a
 // removed garden head is kept, read back as removed, and left out of
-// listings; writing the path again brings it back. Run in both modes.
+// listings; writing the path again brings it back. Run against both
+// adapters in both modes.
 func TestGardenRemovalRecords(t *testing.T) {
-	kit := testkit.New(t)
+	testkit.EachAdapter(t, newGardenStores(newMongoUsage, newMongoFiles), newGardenStores(newMirroredUsage, newMirroredFiles),
+		testGardenRemovalRecords)
+}
+
+// gardenStores are the usage and files adapters of one backend.
+type gardenStores struct {
+	usage app.Usage
+	files filesAdapter
+}
+
+func newGardenStores(usage func(*mongox.DB) app.Usage, files func(*mongox.DB) filesAdapter) func(*mongox.DB) gardenStores {
+	return func(db *mongox.DB) gardenStores { return gardenStores{usage(db), files(db)} }
+}
+
+func testGardenRemovalRecords(t *testing.T, kit *testkit.Kit, open func() gardenStores) {
 	ctx := kit.Ctx()
 	until := time.Date(2026, 11, 22, 9, 16, 3, 127e6, time.UTC)
-	usage := NewUsage(kit.DB)
+	usage := open().usage
 	hold := domain.Hold{ID: "hold_rm", PlotID: domain.CommonsPlotID, Path: "/garden/a/x.md",
 		Frees: domain.DeleteChange(7), Until: until}
 	if _, err := usage.Account(ctx, "garden_share:ada", func(a *domain.Account) error {
@@ -25,7 +41,7 @@ func TestGardenRemovalRecords(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	acc, err := NewUsage(mongox.NewDB(kit.DB.Database, kit.DB.Mode())).Account(ctx, "garden_share:ada", func(a *domain.Account) error {
+	acc, err := open().usage.Account(ctx, "garden_share:ada", func(a *domain.Account) error {
 		if len(a.Holds) != 1 || a.Holds[0].Frees != domain.DeleteChange(7) || a.Usage.Files != 1 {
 			t.Errorf("the removal's hold read back as %+v", a)
 		}
@@ -36,7 +52,7 @@ func TestGardenRemovalRecords(t *testing.T) {
 		t.Fatalf("confirmed removal: %+v %v", acc, err)
 	}
 
-	files := newFiles(t, kit.DB)
+	files := ensured(t, open().files)
 	put := func(fn func(*domain.File)) domain.File {
 		f, err := files.Change(ctx, domain.CommonsPlotID, domain.CommonsTenancy, "/garden/a/x.md", func(f *domain.File) ([]domain.Event, error) {
 			fn(f)

@@ -49,36 +49,26 @@ func plotDocOf(p domain.Plot) plotDoc {
 		DisplayName: p.DisplayName, ClaimedAt: p.ClaimedAt, Tenancy: p.Tenancy, Version: p.Version}
 }
 
-// Plots stores plots.
+// Plots is the plots adapter on MongoDB: every read is a query its
+// indexes serve.
 type Plots struct {
 	docs *docs[plotDoc]
-	// mirror serves every read on an exclusive database (nil on a shared
-	// one, where the indexes serve them).
-	mirror *plotMirror
 }
 
 // NewPlots uses db's "plots" collection and tells notify about new events.
 func NewPlots(db *mongox.DB, notify mongox.Notifier) *Plots {
-	s := &Plots{docs: mongox.NewDocs[plotDoc, eventOf](db, "plots", notify), mirror: plotMirrorOf(db)}
-	if s.mirror != nil {
-		s.docs.Written = s.written
-	}
-	return s
+	return &Plots{docs: mongox.NewDocs[plotDoc, eventOf](db, "plots", notify)}
 }
 
 // OutboxCollection carries plot events (for the relay).
 func (s *Plots) OutboxCollection() *mongo.Collection { return s.docs.Collection() }
 
-// EnsureIndexes creates the one-plot-per-citizen index and the grid index,
-// and on an exclusive database loads the plots into memory.
+// EnsureIndexes creates the one-plot-per-citizen index and the grid index.
 func (s *Plots) EnsureIndexes(ctx context.Context) error {
-	if err := mongox.EnsureIndexes(ctx, s.docs.Collection(),
+	return mongox.EnsureIndexes(ctx, s.docs.Collection(),
 		mongox.Index("owner_key_unique", true, bson.E{Key: "owner_key", Value: 1}),
 		mongox.Index("claimed_grid", false, bson.E{Key: "claimed", Value: 1}, bson.E{Key: "x", Value: 1}, bson.E{Key: "y", Value: 1}),
-	); err != nil {
-		return err
-	}
-	return s.loadMirror(ctx)
+	)
 }
 
 // Change runs fn on the cell's record (a free one when the cell was never
@@ -95,16 +85,6 @@ func (s *Plots) Change(ctx context.Context, cell domain.Coordinates, fn func(*do
 
 // Get returns the claimed plot with this id (domain.ErrNotFound when free).
 func (s *Plots) Get(ctx context.Context, plotID string) (domain.Plot, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return domain.Plot{}, err
-		}
-		d, ok := s.mirror.Get(plotID)
-		if !ok || !d.Claimed {
-			return domain.Plot{}, domain.ErrNotFound
-		}
-		return d.plot(), nil
-	}
 	d, err := s.docs.Get(ctx, plotID)
 	if err != nil {
 		return domain.Plot{}, outcome(err)
@@ -117,16 +97,6 @@ func (s *Plots) Get(ctx context.Context, plotID string) (domain.Plot, error) {
 
 // OwnedBy returns the plot agentID holds.
 func (s *Plots) OwnedBy(ctx context.Context, agentID string) (domain.Plot, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return domain.Plot{}, err
-		}
-		d, ok := s.mirror.ownedBy(agentID)
-		if !ok {
-			return domain.Plot{}, domain.ErrNotFound
-		}
-		return d.plot(), nil
-	}
 	var d plotDoc
 	err := s.docs.Collection().FindOne(ctx, bson.M{"owner_key": agentID}, options.FindOne().SetProjection(noOutbox)).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
@@ -140,12 +110,6 @@ func (s *Plots) OwnedBy(ctx context.Context, agentID string) (domain.Plot, error
 
 // ClaimedIn lists the claimed cells inside a square (nearest-available search).
 func (s *Plots) ClaimedIn(ctx context.Context, sq domain.Square) ([]domain.Coordinates, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirror.claimedIn(sq), nil
-	}
 	docs, err := mongox.FindAll[plotDoc](ctx, s.docs.Collection(), bson.M{"claimed": true,
 		"x": bson.M{"$gte": sq.MinX, "$lte": sq.MaxX}, "y": bson.M{"$gte": sq.MinY, "$lte": sq.MaxY}},
 		options.Find().SetProjection(bson.M{"x": 1, "y": 1}))
@@ -159,14 +123,14 @@ func (s *Plots) ClaimedIn(ctx context.Context, sq domain.Square) ([]domain.Coord
 	return out, nil
 }
 
+// NearestFree searches growing squares of claimed cells around near
+// (domain.NearestAvailable), which the "claimed_grid" index serves.
+func (s *Plots) NearestFree(ctx context.Context, near domain.Coordinates, limit int) ([]domain.Coordinates, error) {
+	return domain.NearestAvailable(ctx, near, limit, s.ClaimedIn)
+}
+
 // CountClaimed counts claimed cells, the commons included.
 func (s *Plots) CountClaimed(ctx context.Context) (int64, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return 0, err
-		}
-		return int64(s.mirror.grid.Len()), nil
-	}
 	n, err := s.docs.Collection().CountDocuments(ctx, bson.M{"claimed": true})
 	if err != nil {
 		return 0, fmt.Errorf("count claimed plots: %w", err)
@@ -177,12 +141,6 @@ func (s *Plots) CountClaimed(ctx context.Context) (int64, error) {
 // ListClaimed returns up to limit claimed plots after the cell `after`
 // (nil: from the start), by x then y.
 func (s *Plots) ListClaimed(ctx context.Context, after *domain.Coordinates, limit int) ([]domain.Plot, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirror.listClaimed(after, limit), nil
-	}
 	filter := bson.M{"claimed": true}
 	if after != nil {
 		filter["$or"] = bson.A{
@@ -204,12 +162,6 @@ func (s *Plots) ListClaimed(ctx context.Context, after *domain.Coordinates, limi
 
 // Tenancies returns every live tenancy (to find what abandoned plots left).
 func (s *Plots) Tenancies(ctx context.Context) (map[string]bool, error) {
-	if s.mirror != nil {
-		if err := s.loadMirror(ctx); err != nil {
-			return nil, err
-		}
-		return s.mirror.tenancies(), nil
-	}
 	docs, err := mongox.FindAll[plotDoc](ctx, s.docs.Collection(), bson.M{"claimed": true}, options.Find().SetProjection(bson.M{"tenancy": 1}))
 	if err != nil {
 		return nil, fmt.Errorf("list tenancies: %w", err)

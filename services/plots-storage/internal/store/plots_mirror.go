@@ -2,21 +2,22 @@ package store
 
 import (
 	"cmp"
-	"context"
 	"strings"
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
+	"sharedworld.dev/services/plots-storage/internal/freecells"
 )
 
-// plotMirror is the plots collection in memory on an exclusive database
-// (the embedded backend, where FerretDB decodes every plot for any filter
-// but _id): every cell document by id, the claimed cells by (x, y) — the
+// plotMirror is the plots collection in memory, MirroredPlots' copy: every
+// cell document by id, the claimed cells by (x, y) — the
 // "claimed_grid" index on MongoDB, which serves the list and the
-// nearest-free search — and the claimed cells by owner ("owner_key_unique").
+// square search — the claimed cells by owner ("owner_key_unique"), and the
+// free cells in a quadtree that answers the nearest-free search.
 type plotMirror struct {
 	*mongox.Mirror[plotDoc]
 	grid, owners *mongox.Order[plotDoc]
+	free         *freeCells
 }
 
 func byCell(a, b *plotDoc) int {
@@ -42,25 +43,10 @@ func plotMirrorOf(db *mongox.DB) *plotMirror {
 				return c
 			}
 			return strings.Compare(a.ID, b.ID)
-		}, claimed)}
-}
-
-func (s *Plots) loadMirror(ctx context.Context) error {
-	if s.mirror == nil {
-		return nil
-	}
-	return s.mirror.Load(ctx, func(ctx context.Context) ([]plotDoc, error) {
-		return mongox.ScanAll[plotDoc](ctx, s.mirror.Mirror, s.docs.Collection(), noOutbox)
-	})
-}
-
-// written keeps the mirror by every write of a plot (mongox.Docs.Written).
-func (s *Plots) written(id string, d *plotDoc) {
-	if d == nil {
-		s.mirror.Delete(id)
-		return
-	}
-	s.mirror.Put(*d)
+		}, claimed),
+		free: m.Keep("free cells", func() mongox.Keeper[plotDoc] {
+			return &freeCells{tree: freecells.New()}
+		}).(*freeCells)}
 }
 
 // after reports whether d's cell comes after (x, y) in grid order.

@@ -11,7 +11,7 @@ import (
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
@@ -42,14 +42,15 @@ func release(p *domain.Plot) ([]domain.Event, error) {
 }
 
 func TestPlotsRepository(t *testing.T) {
-	kit := testkit.New(t)
-	s := newPlots(t, kit.DB)
-	testPlots(t, kit.Ctx(), s, func(id string) []string {
-		var types []string
-		for _, e := range outboxOf(t, s.OutboxCollection(), id) {
-			types = append(types, e.Type)
-		}
-		return types
+	testkit.EachAdapter(t, newMongoPlots, newMirroredPlots, func(t *testing.T, kit *testkit.Kit, open func() plotsAdapter) {
+		s := ensured(t, open())
+		testPlots(t, kit.Ctx(), s, func(id string) []string {
+			var types []string
+			for _, e := range outboxOf(t, s.OutboxCollection(), id) {
+				types = append(types, e.Type)
+			}
+			return types
+		})
 	})
 }
 
@@ -148,9 +149,10 @@ func testPlots(t *testing.T, ctx context.Context, repo app.Plots, outbox func(id
 		if n, err := repo.CountClaimed(ctx); err != nil || n != 2 {
 			t.Fatalf("count: %d %v", n, err)
 		}
-		in, err := repo.ClaimedIn(ctx, domain.Square{MinX: 0, MinY: 0, MaxX: 5, MaxY: 5})
-		if err != nil || fmt.Sprint(in) != fmt.Sprint([]domain.Coordinates{cell}) {
-			t.Fatalf("claimed in the square: %v %v", in, err)
+		// (7, 7) is claimed too: the nearest free cells to it skip it
+		near, err := repo.NearestFree(ctx, domain.Coordinates{X: 7, Y: 7}, 2)
+		if err != nil || fmt.Sprint(near) != fmt.Sprint([]domain.Coordinates{{X: 6, Y: 7}, {X: 7, Y: 6}}) {
+			t.Fatalf("nearest free to (7, 7): %v %v", near, err)
 		}
 		live, err := repo.Tenancies(ctx)
 		if err != nil || len(live) != 2 || !live[list[0].Tenancy] || !live[list[1].Tenancy] {
@@ -166,8 +168,8 @@ func testPlots(t *testing.T, ctx context.Context, repo app.Plots, outbox func(id
 func TestPlotsVersionClashOnASharedDatabase(t *testing.T) {
 	kit := testkit.New(t)
 	ctx := kit.Ctx()
-	s := newPlots(t, mongox.NewDB(kit.DB.Database, mongox.Shared))
-	replica := newPlots(t, mongox.NewDB(kit.DB.Database, mongox.Shared))
+	s := newPlots(t, kit.SharedDB())
+	replica := newPlots(t, kit.SharedDB())
 	cell := domain.Coordinates{X: 1, Y: 2}
 	if _, err := s.Change(ctx, cell, claimBy(domain.Agent{ID: "first"})); err != nil {
 		t.Fatal(err)

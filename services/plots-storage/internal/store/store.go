@@ -1,8 +1,15 @@
-// Package store is plots-storage's MongoDB adapter: plots and their
-// releases, permissions, usage, plot files with their contents, and
-// continuity backups. It decides no rule; every change of a record goes
-// through mongox.Docs (the document's lock in this process, its version on
-// a shared database, its events in the same write), by way of change below.
+// Package store holds plots-storage's adapters of the app's repositories:
+// plots and their releases, permissions, usage, plot files with their
+// contents, and continuity backups. Each store has its MongoDB adapter
+// (Plots, Usage, Files, Backups: production queries only) and a mirrored
+// one beside it (MirroredPlots, ...), which embeds it for the embedded
+// default, where this process is the database's only writer, and answers
+// the reads FerretDB serves slowly from memory; the service picks one per
+// store. Permissions are read by _id alone and have one.
+//
+// It decides no rule; every change of a record goes through mongox.Docs
+// (the document's lock in this process, its version on a shared database,
+// its events in the same write), by way of change below.
 //
 // Two facts of the embedded FerretDB v1 (SQLite) shape it, both measured:
 //   - An update is "read the document, apply in memory, write it all back",
@@ -13,7 +20,8 @@
 //   - Only _id equality is served quickly (a lookup by _id took 2.6 ms on
 //     3000 documents, by another field 55 ms, with a sort 200 ms). So every
 //     hot path reads by _id: a file's head document, a tenancy's usage, a
-//     blob. Listings scan; they are rarer.
+//     blob. Listings scan, on MongoDB adapters; the mirrored ones answer
+//     them from memory.
 //
 // No method holds one document's lock while taking another's: the locks
 // are striped, so nesting them could deadlock.

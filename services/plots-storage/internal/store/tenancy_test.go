@@ -16,8 +16,9 @@ import (
 )
 
 func TestUsageRepository(t *testing.T) {
-	kit := testkit.New(t)
-	testUsage(t, kit.Ctx(), NewUsage(kit.DB))
+	testkit.EachAdapter(t, newMongoUsage, newMirroredUsage, func(t *testing.T, kit *testkit.Kit, open func() app.Usage) {
+		testUsage(t, kit.Ctx(), open())
+	})
 }
 
 func testUsage(t *testing.T, ctx context.Context, repo app.Usage) {
@@ -86,12 +87,9 @@ func testPermissions(t *testing.T, ctx context.Context, repo app.Permissions) {
 }
 
 func TestBackupsRepository(t *testing.T) {
-	kit := testkit.New(t)
-	s := NewBackups(kit.DB)
-	if err := s.EnsureIndexes(kit.Ctx()); err != nil {
-		t.Fatal(err)
-	}
-	testBackups(t, kit.Ctx(), s)
+	testkit.EachAdapter(t, newMongoBackups, newMirroredBackups, func(t *testing.T, kit *testkit.Kit, open func() backupsAdapter) {
+		testBackups(t, kit.Ctx(), ensured(t, open()))
+	})
 }
 
 func testBackups(t *testing.T, ctx context.Context, repo app.Backups) {

@@ -68,29 +68,15 @@ func usageDocOf(tenancy string, a domain.Account) usageDoc {
 	return d
 }
 
-// Usage keeps each tenancy's usage counters.
+// Usage is the adapter of each tenancy's usage counters on MongoDB, where
+// other replicas write too.
 type Usage struct {
 	docs *docs[usageDoc]
-	// mirror is every account in memory on an exclusive database (nil on
-	// a shared one), so that the sweep of holds at start reads no
-	// collection when the snapshot of a clean stop holds it.
-	mirror *mongox.Mirror[usageDoc]
 }
 
 // NewUsage uses db's "plot_usage" collection.
 func NewUsage(db *mongox.DB) *Usage {
-	s := &Usage{docs: mongox.NewDocs[usageDoc, eventOf](db, "plot_usage", nil),
-		mirror: mongox.MirrorOf(db, "plot_usage", func(d *usageDoc) string { return d.Tenancy })}
-	if s.mirror != nil {
-		s.docs.Written = func(id string, d *usageDoc) {
-			if d == nil {
-				s.mirror.Delete(id)
-				return
-			}
-			s.mirror.Put(*d)
-		}
-	}
-	return s
+	return &Usage{docs: mongox.NewDocs[usageDoc, eventOf](db, "plot_usage", nil)}
 }
 
 // Change runs fn on the tenancy's usage (zero when never counted) and
@@ -138,22 +124,6 @@ func (s *Usage) Read(ctx context.Context, tenancy string) (domain.Account, error
 // start, not a request.
 func (s *Usage) Holding(ctx context.Context) ([]string, error) {
 	var out []string
-	if s.mirror != nil {
-		err := s.mirror.Load(ctx, func(ctx context.Context) ([]usageDoc, error) {
-			return mongox.ScanAll[usageDoc](ctx, s.mirror, s.docs.Collection(), noOutbox)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("find usage with holds: %w", err)
-		}
-		s.mirror.Scan(func(d *usageDoc) bool {
-			if len(d.Holds) > 0 {
-				out = append(out, d.Tenancy)
-			}
-			return true
-		})
-		slices.Sort(out)
-		return out, nil
-	}
 	docs, err := mongox.FindAll[usageDoc](ctx, s.docs.Collection(), bson.M{})
 	if err != nil {
 		return nil, fmt.Errorf("find usage with holds: %w", err)
@@ -166,6 +136,10 @@ func (s *Usage) Holding(ctx context.Context) ([]string, error) {
 	slices.Sort(out)
 	return out, nil
 }
+
+// Outlived is false for every hold: another replica may be writing it, and
+// its write may land until the hold lapses.
+func (s *Usage) Outlived(domain.Hold) bool { return false }
 
 // DeleteTenancy removes an ended tenancy's counters.
 func (s *Usage) DeleteTenancy(ctx context.Context, tenancy string) error {

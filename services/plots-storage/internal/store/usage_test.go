@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/plots-storage/internal/app"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
@@ -16,9 +16,12 @@ import (
 // writers never let them disagree, a settled hold is gone from the
 // document, and Holding finds the tenancies that still record some.
 func TestUsageHolds(t *testing.T) {
-	kit := testkit.New(t)
-	ctx := kit.Ctx()
-	repo := NewUsage(kit.DB)
+	testkit.EachAdapter(t, newMongoUsage, newMirroredUsage, func(t *testing.T, kit *testkit.Kit, open func() app.Usage) {
+		testUsageHolds(t, kit.Ctx(), open())
+	})
+}
+
+func testUsageHolds(t *testing.T, ctx context.Context, repo app.Usage) {
 	until := time.Date(2026, 11, 22, 9, 16, 3, 127e6, time.UTC)
 	hold := func(i int) domain.Hold {
 		return domain.Hold{ID: fmt.Sprintf("h%02d", i), PlotID: "plot_1_1", Path: fmt.Sprintf("/f%d", i),
@@ -72,8 +75,8 @@ func TestUsageHolds(t *testing.T) {
 func TestUsageHoldsOnASharedDatabase(t *testing.T) {
 	kit := testkit.New(t)
 	ctx := kit.Ctx()
-	s := NewUsage(mongox.NewDB(kit.DB.Database, mongox.Shared))
-	replica := NewUsage(mongox.NewDB(kit.DB.Database, mongox.Shared))
+	s := NewUsage(kit.SharedDB())
+	replica := NewUsage(kit.SharedDB())
 	first := domain.Hold{ID: "first", Path: "/a", Change: domain.Change{Bytes: 3, Files: 1}}
 	if _, err := s.Account(ctx, "t", func(a *domain.Account) error { return a.Reserve(first) }); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	ticketsv1 "sharedworld.dev/proto/tickets/v1"
 	"sharedworld.dev/services/tickets/internal/domain"
 )

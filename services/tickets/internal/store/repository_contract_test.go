@@ -17,7 +17,7 @@ import (
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/problem"
 	"sharedworld.dev/pkg/testkit"
-	catalog "sharedworld.dev/proto"
+	"sharedworld.dev/proto/catalog"
 	ticketsv1 "sharedworld.dev/proto/tickets/v1"
 	"sharedworld.dev/services/tickets/internal/domain"
 	"sharedworld.dev/services/tickets/internal/messages"

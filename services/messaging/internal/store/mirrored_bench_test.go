@@ -33,16 +33,17 @@ var benchHeavy = "emb_heavy"
 func benchAgent(i int) string { return fmt.Sprintf("emb_%05d", i%benchCitizens) }
 
 // BenchmarkListPage reads one page (or count) of each list, by the MongoDB
-// query path (what the embedded backend did before: FerretDB decodes the
-// collection) and from the exclusive copy; BenchmarkListPage/load is the
-// start-up scan of every copy, with the heap it holds.
+// adapter (what the embedded backend did before: FerretDB decodes the
+// collection) and by the mirrored adapter, from its copy;
+// BenchmarkListPage/load is the start-up scan of every copy, with the heap
+// it holds.
 //
 //	go test -run '^$' -bench ListPage ./internal/store/
 func BenchmarkListPage(b *testing.B) {
 	kit := testkit.New(b)
 	ctx := kit.Ctx()
 	began := time.Now()
-	seedWorld(b, ctx, kit.DB)
+	seedBenchWorld(b, ctx, kit.DB)
 	b.Logf("seeded in %v", time.Since(began))
 	b.Run("load", func(b *testing.B) {
 		var heap float64
@@ -51,8 +52,8 @@ func BenchmarkListPage(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			cpu := cpuTime()
-			s := New(mongox.NewDB(kit.DB.Database, mongox.Exclusive), nil, nil)
-			if err := s.mirror.load(ctx, s); err != nil {
+			s := NewMirrored(kit.ExclusiveDB(), nil, nil)
+			if err := s.load(ctx); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric((cpuTime() - cpu).Seconds(), "cpu-s/op")
@@ -63,50 +64,50 @@ func BenchmarkListPage(b *testing.B) {
 		}
 		b.ReportMetric(heap, "heap-MiB")
 	})
-	memory := newStore(b, mongox.NewDB(kit.DB.Database, mongox.Exclusive))
-	query := newStore(b, mongox.NewDB(kit.DB.Database, mongox.Shared))
+	memory := opened(b, func() adapter { return newMirrored(kit.ExclusiveDB()) })
+	query := opened(b, func() adapter { return newMongo(kit.SharedDB()) })
 	who := benchAgent(4242)
 	unreadAfter := base.Add(-time.Hour)
 	lists := []struct {
 		name string
-		read func(s *Store) (int, error)
+		read func(s adapter) (int, error)
 	}{
-		{"messages_inbox", func(s *Store) (int, error) { return n(s.Messages().List(ctx, who, domain.BoxInbox, nil, benchPage)) }},
-		{"messages_sent", func(s *Store) (int, error) { return n(s.Messages().List(ctx, who, domain.BoxSent, nil, benchPage)) }},
-		{"messages_count", func(s *Store) (int, error) { return one(s.Messages().Count(ctx, who, domain.BoxInbox)) }},
-		{"messages_heavy_page", func(s *Store) (int, error) {
+		{"messages_inbox", func(s adapter) (int, error) { return n(s.Messages().List(ctx, who, domain.BoxInbox, nil, benchPage)) }},
+		{"messages_sent", func(s adapter) (int, error) { return n(s.Messages().List(ctx, who, domain.BoxSent, nil, benchPage)) }},
+		{"messages_count", func(s adapter) (int, error) { return one(s.Messages().Count(ctx, who, domain.BoxInbox)) }},
+		{"messages_heavy_page", func(s adapter) (int, error) {
 			return n(s.Messages().List(ctx, benchHeavy, domain.BoxInbox, &domain.Position{At: base.Add(50_000 * time.Second), ID: "msg_~"}, benchPage))
 		}},
-		{"messages_heavy_count", func(s *Store) (int, error) { return one(s.Messages().Count(ctx, benchHeavy, domain.BoxInbox)) }},
-		{"notifications", func(s *Store) (int, error) {
+		{"messages_heavy_count", func(s adapter) (int, error) { return one(s.Messages().Count(ctx, benchHeavy, domain.BoxInbox)) }},
+		{"notifications", func(s adapter) (int, error) {
 			return n(s.Notifications().Personals(ctx, benchHeavy, nil, nil, benchPage))
 		}},
-		{"notifications_unread", func(s *Store) (int, error) {
+		{"notifications_unread", func(s adapter) (int, error) {
 			return n(s.Notifications().Personals(ctx, benchHeavy, &unreadAfter, nil, benchPage))
 		}},
-		{"notifications_unread_count", func(s *Store) (int, error) { return one(s.Notifications().UnreadPersonals(ctx, who, unreadAfter)) }},
-		{"broadcasts", func(s *Store) (int, error) {
+		{"notifications_unread_count", func(s adapter) (int, error) { return one(s.Notifications().UnreadPersonals(ctx, who, unreadAfter)) }},
+		{"broadcasts", func(s adapter) (int, error) {
 			return n(s.Notifications().Broadcasts(ctx, 100, []int64{990, 995}, nil, benchPage))
 		}},
-		{"broadcasts_latest_seq", func(s *Store) (int, error) { return one(s.Notifications().LatestSeq(ctx)) }},
-		{"broadcasts_joined_seq", func(s *Store) (int, error) { return one(s.Notifications().JoinedSeq(ctx, base.Add(500*time.Minute))) }},
-		{"read_state", func(s *Store) (int, error) {
+		{"broadcasts_latest_seq", func(s adapter) (int, error) { return one(s.Notifications().LatestSeq(ctx)) }},
+		{"broadcasts_joined_seq", func(s adapter) (int, error) { return one(s.Notifications().JoinedSeq(ctx, base.Add(500*time.Minute))) }},
+		{"read_state", func(s adapter) (int, error) {
 			st, err := s.Notifications().ReadState(ctx, who)
 			return int(st.Cursor), err
 		}},
-		{"commons_channel", func(s *Store) (int, error) { return n(s.Commons().List(ctx, "general", nil, benchPage)) }},
-		{"commons_counts", func(s *Store) (int, error) { return one(s.Commons().Counts(ctx)) }},
-		{"commons_latest", func(s *Store) (int, error) { return one(s.Commons().Latest(ctx, who)) }},
-		{"inbox_all", func(s *Store) (int, error) { return n(s.Inbox().List(ctx, "", nil, benchPage)) }},
-		{"inbox_from", func(s *Store) (int, error) { return n(s.Inbox().List(ctx, who, nil, benchPage)) }},
-		{"inbox_backlog", func(s *Store) (int, error) { return one(s.Inbox().Backlog(ctx)) }},
-		{"is_steward", func(s *Store) (int, error) { return one(s.Stewards().IsSteward(ctx, who, base)) }},
+		{"commons_channel", func(s adapter) (int, error) { return n(s.Commons().List(ctx, "general", nil, benchPage)) }},
+		{"commons_counts", func(s adapter) (int, error) { return one(s.Commons().Counts(ctx)) }},
+		{"commons_latest", func(s adapter) (int, error) { return one(s.Commons().Latest(ctx, who)) }},
+		{"inbox_all", func(s adapter) (int, error) { return n(s.Inbox().List(ctx, "", nil, benchPage)) }},
+		{"inbox_from", func(s adapter) (int, error) { return n(s.Inbox().List(ctx, who, nil, benchPage)) }},
+		{"inbox_backlog", func(s adapter) (int, error) { return one(s.Inbox().Backlog(ctx)) }},
+		{"is_steward", func(s adapter) (int, error) { return one(s.Stewards().IsSteward(ctx, who, base)) }},
 	}
 	for _, l := range lists {
 		for _, path := range []struct {
 			name string
-			s    *Store
-		}{{"query", query}, {"mirror", memory}} {
+			s    adapter
+		}{{"mongodb", query}, {"mirrored", memory}} {
 			b.Run(l.name+"/"+path.name, func(b *testing.B) {
 				for range b.N {
 					if _, err := l.read(path.s); err != nil {
@@ -130,9 +131,9 @@ func n[T any](rows []T, err error) (int, error) { return len(rows), err }
 
 func one[T any](_ T, err error) (int, error) { return 1, err }
 
-// seedWorld inserts the rows as the store writes them (in batches: the
-// write path is not what is measured).
-func seedWorld(b *testing.B, ctx context.Context, db *mongox.DB) {
+// seedBenchWorld inserts the rows as the store writes them (in batches:
+// the write path is not what is measured).
+func seedBenchWorld(b *testing.B, ctx context.Context, db *mongox.DB) {
 	b.Helper()
 	insert := func(coll string, count int, doc func(i int) bson.M) {
 		const batch = 2_000

@@ -1,4 +1,7 @@
-package app
+// Package telemetry is the governance service's Prometheus adapter of
+// app.Observer: what the use cases report, as sharedworld_governance_*
+// metrics.
+package telemetry
 
 import (
 	"time"
@@ -6,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"sharedworld.dev/pkg/metrics"
+	"sharedworld.dev/services/governance/internal/app"
+	"sharedworld.dev/services/governance/internal/domain"
 )
 
 // The two check timestamps are vectors without labels so that neither is
@@ -47,11 +52,33 @@ var (
 	}, []string{"status"}))
 )
 
-// succeeded records a completed check at wall-clock time at.
-func succeeded(at time.Time) { checkLastSuccess.WithLabelValues().Set(float64(at.Unix())) }
+// Observer reports to the metrics above.
+type Observer struct{}
 
-// scheduled records that this process runs the hourly check from at on.
-func scheduled(at time.Time) { checkScheduledSince.WithLabelValues().Set(float64(at.Unix())) }
+var _ app.Observer = Observer{}
 
-// Scheduled tells the metrics that the hourly check runs from now on.
-func (a *App) Scheduled() { scheduled(time.Now()) }
+// CheckScheduled records that this process runs the hourly check from at on.
+func (Observer) CheckScheduled(at time.Time) {
+	checkScheduledSince.WithLabelValues().Set(float64(at.Unix()))
+}
+
+// CheckSucceeded records a completed check at wall-clock time at, its
+// duration and what it applied.
+func (Observer) CheckSucceeded(at time.Time, took time.Duration, applied []domain.Transition) {
+	checkSeconds.Observe(took.Seconds())
+	checkLastSuccess.WithLabelValues().Set(float64(at.Unix()))
+	for _, t := range applied {
+		transitionsApplied.WithLabelValues(t.Kind, t.To).Inc()
+	}
+}
+
+func (Observer) CheckFailed()         { checkFailures.Inc() }
+func (Observer) CheckFoundLeaseHeld() { leaseContention.Inc() }
+func (Observer) BallotCast()          { ballotsCast.Inc() }
+
+// ProposalsCounted sets the proposals-by-status gauge.
+func (Observer) ProposalsCounted(counts map[domain.ProposalStatus]int64) {
+	for _, s := range domain.ProposalStatuses {
+		proposalsByStatus.WithLabelValues(string(s)).Set(float64(counts[s]))
+	}
+}

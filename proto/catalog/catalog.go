@@ -1,11 +1,11 @@
-// Package proto is the event catalog of Shared World: the Kafka topics, the
+// Package catalog is the event catalog of Shared World: the Kafka topics, the
 // CloudEvents types (the ce_type header) and the protobuf message carried
 // as the value for each type. The messages themselves are generated into
 // the per-domain packages sharedworld.dev/proto/<domain>/v1.
 //
 // Every event of a domain goes to that domain's topic, keyed by the
 // aggregate id so that one aggregate's events stay ordered.
-package proto
+package catalog
 
 import (
 	"google.golang.org/protobuf/reflect/protoreflect"

@@ -6,23 +6,23 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 
-	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/pkg/seal"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/messaging/internal/domain"
 )
 
-// On an exclusive database the lists, counts and filters are answered from
-// the copy, not by a query: rows slipped into the collections behind the
-// store's back (which no exclusive process ever does) stay invisible to it
-// and visible to the query path. A write through another store of the same
+// The mirrored adapter answers the lists, counts and filters from its copy,
+// not by a query: rows slipped into the collections behind its back (which
+// no exclusive process ever does) stay invisible to it and visible to the
+// MongoDB adapter. A write through another mirrored adapter of the same
 // database handle reaches the copy at once.
-func TestExclusiveListsAnswerFromMemory(t *testing.T) {
+func TestMirroredListsAnswerFromMemory(t *testing.T) {
 	kit := testkit.New(t)
 	ctx := kit.Ctx()
-	db := mongox.NewDB(kit.DB.Database, mongox.Exclusive)
-	s, other := newStore(t, db), newStore(t, db)
-	query := newQuery(s)
+	db := kit.ExclusiveDB()
+	open := func() adapter { return newMirrored(db) }
+	s, other := opened(t, open), opened(t, open)
+	query := opened(t, func() adapter { return newMongo(kit.SharedDB()) })
 	if _, err := other.Messages().Send(ctx, func(id string) (domain.Message, domain.Sent) {
 		return domain.Message{ID: id, From: "emb_a", To: "emb_b", Sealed: seal.Sealed{KDF: seal.KDFArgon2id}, SentAt: base}, domain.Sent{}
 	}); err != nil {
@@ -45,19 +45,19 @@ func TestExclusiveListsAnswerFromMemory(t *testing.T) {
 		}
 	}
 	type pair struct{ memory, query any }
-	checks := map[string]func(s *Store) any{
-		"inbox count": func(s *Store) any { return call(s.Messages().Count(ctx, "emb_b", domain.BoxInbox)) },
-		"notifications": func(s *Store) any {
+	checks := map[string]func(s adapter) any{
+		"inbox count": func(s adapter) any { return call(s.Messages().Count(ctx, "emb_b", domain.BoxInbox)) },
+		"notifications": func(s adapter) any {
 			ps, err := s.Notifications().Personals(ctx, "emb_b", nil, nil, 10)
 			return []any{len(ps), err}
 		},
-		"unread":        func(s *Store) any { return call(s.Notifications().UnreadPersonals(ctx, "emb_b", time.Time{})) },
-		"channel posts": func(s *Store) any { return call(s.Commons().Counts(ctx)) },
-		"latest post":   func(s *Store) any { return call(s.Commons().Latest(ctx, "emb_b")) },
-		"backlog":       func(s *Store) any { return call(s.Inbox().Backlog(ctx)) },
-		"latest seq":    func(s *Store) any { return call(s.Notifications().LatestSeq(ctx)) },
-		"steward b":     func(s *Store) any { return call(s.Stewards().IsSteward(ctx, "emb_b", base)) },
-		"steward c":     func(s *Store) any { return call(s.Stewards().IsSteward(ctx, "emb_c", base)) },
+		"unread":        func(s adapter) any { return call(s.Notifications().UnreadPersonals(ctx, "emb_b", time.Time{})) },
+		"channel posts": func(s adapter) any { return call(s.Commons().Counts(ctx)) },
+		"latest post":   func(s adapter) any { return call(s.Commons().Latest(ctx, "emb_b")) },
+		"backlog":       func(s adapter) any { return call(s.Inbox().Backlog(ctx)) },
+		"latest seq":    func(s adapter) any { return call(s.Notifications().LatestSeq(ctx)) },
+		"steward b":     func(s adapter) any { return call(s.Stewards().IsSteward(ctx, "emb_b", base)) },
+		"steward c":     func(s adapter) any { return call(s.Stewards().IsSteward(ctx, "emb_c", base)) },
 	}
 	want := map[string]pair{
 		"inbox count":   {[]any{int64(1), nil}, []any{int64(2), nil}},

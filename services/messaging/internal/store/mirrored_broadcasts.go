@@ -10,7 +10,7 @@ import (
 	"sharedworld.dev/services/messaging/internal/domain"
 )
 
-// broadcastsBySeqUpTo is the default of Store.bySeqUpTo: a page of at most
+// broadcastsBySeqUpTo is the default of Mirrored.bySeqUpTo: a page of at most
 // this many broadcasts above a citizen's start is taken by Seq and sorted;
 // above it the newest-first order is walked until the page is full.
 const broadcastsBySeqUpTo = 1024

@@ -1,9 +1,13 @@
-package app
+// Package telemetry is the messaging service's Prometheus adapter of
+// app.Observer: what the use cases report, as sharedworld_messaging_*
+// metrics.
+package telemetry
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"sharedworld.dev/pkg/metrics"
+	"sharedworld.dev/services/messaging/internal/app"
 )
 
 var (
@@ -26,3 +30,16 @@ var (
 		Help: "Commons posts made, by channel.",
 	}, []string{"channel"}))
 )
+
+// Observer reports to the metrics above.
+type Observer struct{}
+
+var _ app.Observer = Observer{}
+
+func (Observer) MessageSent()                  { messagesSent.Inc() }
+func (Observer) CommonsPosted(channel string)  { commonsPosts.WithLabelValues(channel).Inc() }
+func (Observer) InboxBacklogChanged(delta int) { inboxBacklog.Add(float64(delta)) }
+func (Observer) InboxBacklog(n int64)          { inboxBacklog.Set(float64(n)) }
+func (Observer) NotificationsDelivered(kind string, n int64) {
+	notificationsFannedOut.WithLabelValues(kind).Add(float64(n))
+}

@@ -1,4 +1,4 @@
-package app
+package telemetry
 
 import (
 	"testing"
@@ -40,7 +40,7 @@ func TestCheckTimestampsAreExportedOnceKnown(t *testing.T) {
 	}
 
 	started := time.Unix(1_700_000_000, 0)
-	scheduled(started)
+	Observer{}.CheckScheduled(started)
 	if v, ok := gauge(t, since); !ok || v != float64(started.Unix()) {
 		t.Fatalf("%s = %v (exported %v), want %d", since, v, ok, started.Unix())
 	}
@@ -49,7 +49,7 @@ func TestCheckTimestampsAreExportedOnceKnown(t *testing.T) {
 	}
 
 	done := started.Add(19 * time.Minute)
-	succeeded(done)
+	Observer{}.CheckSucceeded(done, time.Second, nil)
 	if v, ok := gauge(t, last); !ok || v != float64(done.Unix()) {
 		t.Fatalf("%s = %v (exported %v), want %d", last, v, ok, done.Unix())
 	}

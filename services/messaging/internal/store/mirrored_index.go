@@ -1,27 +1,20 @@
 package store
 
 import (
-	"context"
-	"errors"
 	"strings"
-	"sync"
 	"time"
-
-	"go.mongodb.org/mongo-driver/bson"
-	"go.mongodb.org/mongo-driver/mongo"
 
 	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/messaging/internal/domain"
 )
 
-// mirrors are every messaging collection in memory on an exclusive
-// database (the embedded backend, where FerretDB v1 decodes the whole
-// collection for any filter but an exact _id), each in the orders of its
-// MongoDB indexes, led by the partition a list is read by (recipient,
-// sender, channel, citizen), so that a page is a binary search and a walk
-// of the page. On a shared database there are none: the indexes serve the
-// same queries.
+// mirrors are every messaging collection in memory, Mirrored's copy (the
+// embedded backend, where FerretDB v1 decodes the whole collection for any
+// filter but an exact _id), each in the orders of its MongoDB indexes, led
+// by the partition a list is read by (recipient, sender, channel, citizen),
+// so that a page is a binary search and a walk of the page. The MongoDB
+// adapter keeps none: the indexes serve the same queries.
 //
 // Counts are walks of an order's range, never of a collection: a box, a
 // citizen's unread notifications (the walk stops at the first one its
@@ -50,6 +43,8 @@ type mirrors struct {
 	stewards      *mongox.Mirror[stewardDoc]
 }
 
+// mirrorsOf is db's copies (nil when db is shared: another writer's changes
+// would never reach them).
 func mirrorsOf(db *mongox.DB) *mirrors {
 	if !db.Exclusive() {
 		return nil
@@ -104,57 +99,12 @@ func mirrorsOf(db *mongox.DB) *mirrors {
 	return m
 }
 
-// keep makes every Docs of s report its writes to the copies (under the
-// document's lock, so one document's writes arrive in their order).
-func (m *mirrors) keep(s *Store) {
-	s.messages.Written = written(m.messages)
-	s.personals.Written = written(m.personals)
-	s.posts.Written = written(m.posts)
-	s.inbox.Written = written(m.inbox)
-	s.broadcasts.Written = written(m.broadcasts.Mirror)
-	s.reads.Written = written(m.reads)
-}
-
-func written[R any](m *mongox.Mirror[R]) func(id string, d *R) {
-	return func(id string, d *R) {
-		if d == nil {
-			m.Delete(id)
-			return
-		}
-		m.Put(*d)
+// boxOrder is the copy's order of agentID's box.
+func (m *mirrors) boxOrder(box domain.Box) newestOrder[messageDoc] {
+	if box == domain.BoxSent {
+		return m.bySender
 	}
-}
-
-// load fills each copy with one scan of its collection (outboxes left
-// out), the collections side by side: FerretDB decodes a scan on one core,
-// and the messages and their notifications are most of the rows.
-func (m *mirrors) load(ctx context.Context, s *Store) error {
-	loads := []func() error{
-		func() error { return loadMirror(ctx, m.messages, s.messages.Collection()) },
-		func() error { return loadMirror(ctx, m.personals, s.personals.Collection()) },
-		func() error { return loadMirror(ctx, m.posts, s.posts.Collection()) },
-		func() error { return loadMirror(ctx, m.inbox, s.inbox.Collection()) },
-		func() error { return loadMirror(ctx, m.broadcasts.Mirror, s.broadcasts.Collection()) },
-		func() error { return loadMirror(ctx, m.reads, s.reads.Collection()) },
-		func() error { return loadMirror(ctx, m.stewards, s.stewards) },
-	}
-	errs := make([]error, len(loads))
-	var wg sync.WaitGroup
-	for i, load := range loads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = load()
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-func loadMirror[R any](ctx context.Context, m *mongox.Mirror[R], coll *mongo.Collection) error {
-	return m.Load(ctx, func(ctx context.Context) ([]R, error) {
-		return mongox.ScanAll[R](ctx, m, coll, bson.M{mongox.OutboxField: 0})
-	})
+	return m.byRecipient
 }
 
 // newestOrder is a list order of a copy: partition ascending, then newest

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"strings"
 	"time"
 
@@ -10,26 +9,26 @@ import (
 	"sharedworld.dev/services/governance/internal/domain"
 )
 
-// On an exclusive database (the embedded backend, where FerretDB decodes
-// every proposal for a page, a count or the check's due list) proposals and
-// elections are also kept in memory without their ballots, in list order:
-// newest first, walked from the end of an oldest-first order. Reads of one
-// aggregate with its ballots stay reads by _id. On a shared database there
-// is no copy: the indexes serve the queries.
-type mirrors struct {
+// listMirror is Mirrored's copy: proposals and elections in memory without
+// their ballots, in list order: newest first, walked from the end of an
+// oldest-first order. Reads of one aggregate with its ballots stay reads
+// by _id.
+type listMirror struct {
 	proposals       *mongox.Mirror[proposalDoc]
 	proposalsNewest *mongox.Order[proposalDoc]
 	elections       *mongox.Mirror[electionDoc]
 	electionsNewest *mongox.Order[electionDoc]
 }
 
-func mirrorsOf(db *mongox.DB) *mirrors {
+// listMirrorOf is db's copy of proposals and elections; nil when db is
+// shared (another writer's changes would never reach it).
+func listMirrorOf(db *mongox.DB) *listMirror {
 	p := mongox.MirrorOf(db, "proposals", func(d *proposalDoc) string { return d.ID })
 	e := mongox.MirrorOf(db, "elections", func(d *electionDoc) string { return d.ID })
 	if p == nil || e == nil {
 		return nil
 	}
-	return &mirrors{
+	return &listMirror{
 		proposals: p,
 		proposalsNewest: p.Order("newest", func(a, b *proposalDoc) int {
 			if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
@@ -47,43 +46,29 @@ func mirrorsOf(db *mongox.DB) *mirrors {
 	}
 }
 
-// keep makes the Docs report their writes, ballots left out.
-func (m *mirrors) keep(s *Store) {
-	s.proposals.Written = func(id string, d *proposalDoc) {
-		if d == nil {
-			m.proposals.Delete(id)
-			return
-		}
-		row := *d
-		row.Ballots = nil
-		m.proposals.Put(row)
+// putProposal keeps a written proposal, its ballots left out.
+func (m *listMirror) putProposal(id string, d *proposalDoc) {
+	if d == nil {
+		m.proposals.Delete(id)
+		return
 	}
-	s.elections.Written = func(id string, d *electionDoc) {
-		if d == nil {
-			m.elections.Delete(id)
-			return
-		}
-		row := *d
-		row.Ballots = nil
-		m.elections.Put(row)
-	}
+	row := *d
+	row.Ballots = nil
+	m.proposals.Put(row)
 }
 
-func (s *Store) loadMirrors(ctx context.Context) error {
-	if s.mirrors == nil {
-		return nil
+// putElection keeps a written election, its ballots left out.
+func (m *listMirror) putElection(id string, d *electionDoc) {
+	if d == nil {
+		m.elections.Delete(id)
+		return
 	}
-	if err := s.mirrors.proposals.Load(ctx, func(ctx context.Context) ([]proposalDoc, error) {
-		return mongox.ScanAll[proposalDoc](ctx, s.mirrors.proposals, s.proposals.Collection(), withoutBallots)
-	}); err != nil {
-		return err
-	}
-	return s.mirrors.elections.Load(ctx, func(ctx context.Context) ([]electionDoc, error) {
-		return mongox.ScanAll[electionDoc](ctx, s.mirrors.elections, s.elections.Collection(), withoutBallots)
-	})
+	row := *d
+	row.Ballots = nil
+	m.elections.Put(row)
 }
 
-func (m *mirrors) listProposals(q domain.ProposalQuery) []domain.Proposal {
+func (m *listMirror) listProposals(q domain.ProposalQuery) []domain.Proposal {
 	out := []domain.Proposal{}
 	var below func(*proposalDoc) bool
 	if a := q.After; a != nil {
@@ -104,7 +89,7 @@ func (m *mirrors) listProposals(q domain.ProposalQuery) []domain.Proposal {
 	return out
 }
 
-func (m *mirrors) dueProposals(now time.Time) []domain.Proposal {
+func (m *listMirror) dueProposals(now time.Time) []domain.Proposal {
 	now = clock.Stored(now)
 	out := []domain.Proposal{}
 	m.proposals.Scan(func(d *proposalDoc) bool {
@@ -117,7 +102,7 @@ func (m *mirrors) dueProposals(now time.Time) []domain.Proposal {
 	return out
 }
 
-func (m *mirrors) countProposals() map[domain.ProposalStatus]int64 {
+func (m *listMirror) countProposals() map[domain.ProposalStatus]int64 {
 	out := map[domain.ProposalStatus]int64{}
 	for _, st := range domain.ProposalStatuses {
 		out[st] = 0
@@ -131,7 +116,7 @@ func (m *mirrors) countProposals() map[domain.ProposalStatus]int64 {
 	return out
 }
 
-func (m *mirrors) listElections(q domain.ElectionQuery) []domain.Election {
+func (m *listMirror) listElections(q domain.ElectionQuery) []domain.Election {
 	out := []domain.Election{}
 	m.electionsNewest.Descend(nil, func(d *electionDoc) bool {
 		if (q.Status == nil || d.Status == string(*q.Status)) && (q.Role == nil || d.Role == string(*q.Role)) {
@@ -142,7 +127,7 @@ func (m *mirrors) listElections(q domain.ElectionQuery) []domain.Election {
 	return out
 }
 
-func (m *mirrors) firstElectionAt() (time.Time, bool) {
+func (m *listMirror) firstElectionAt() (time.Time, bool) {
 	var at time.Time
 	found := false
 	m.electionsNewest.Ascend(nil, func(d *electionDoc) bool {

@@ -2,21 +2,18 @@ package store
 
 import (
 	"cmp"
-	"context"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 
-	"go.mongodb.org/mongo-driver/bson"
-
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/identity/internal/domain"
 )
 
-// citizenRow is a citizen in memory on an exclusive database (the embedded
-// backend, where FerretDB would decode every citizen for a directory
-// page): the document with its search keys folded once, when written.
+// citizenRow is a citizen in MirroredCitizens' copy (the embedded backend,
+// where FerretDB would decode every citizen for a directory page): the
+// document with its search keys folded once, when written.
 type citizenRow struct {
 	// exported so that the row can be kept in the kit's snapshot of the
 	// copy (mongox: a clean stop writes it, the next start reads it)
@@ -47,6 +44,7 @@ type citizenMirror struct {
 	*mongox.Mirror[citizenRow]
 	directory        *mongox.Order[citizenRow]
 	interests, grams *mongox.Postings[citizenRow]
+	searches         *searches
 }
 
 func citizenMirrorOf(db *mongox.DB) *citizenMirror {
@@ -72,7 +70,10 @@ func citizenMirrorOf(db *mongox.DB) *citizenMirror {
 				return to
 			}
 			return trigrams(trigrams(to, r.FoldedName), r.FoldedBio)
-		}, byNumber)}
+		}, byNumber),
+		searches: m.Keep("directory searches", func() mongox.Keeper[citizenRow] {
+			return newSearches(byNumber)
+		}).(*searches)}
 }
 
 // gram is the length of the search keys: a needle at least this long is
@@ -88,41 +89,13 @@ func trigrams(to []string, s string) []string {
 	return to
 }
 
-func (s *Citizens) loadMirror(ctx context.Context) error {
-	return s.mirror.Load(ctx, func(ctx context.Context) ([]citizenRow, error) {
-		docs, err := mongox.ScanAll[citizenDoc](ctx, s.mirror.Mirror, s.Collection(), bson.M{mongox.OutboxField: 0})
-		if err != nil {
-			return nil, err
-		}
-		rows := make([]citizenRow, len(docs))
-		for i, d := range docs {
-			rows[i] = rowOf(d)
-		}
-		return rows, nil
-	})
-}
-
-// written keeps the mirror by every mongox.Docs write (the document's lock
-// held). A change writes every field but presence, which the row keeps.
-func (s *Citizens) written(id string, d *citizenDoc) {
-	if d == nil {
-		s.mirror.Delete(id)
-		return
-	}
-	next := *d
-	if old, ok := s.mirror.Get(id); ok {
-		next.LastSeenAt, next.LastSignedAt = old.Doc.LastSeenAt, old.Doc.LastSignedAt
-	}
-	s.mirror.Put(rowOf(next))
-}
-
-// directoryFromMirror is Directory's query answered in memory: the same
+// directoryPage is Directory's query answered in memory: the same
 // selection, matches and order as the MongoDB filter. Without a search
 // the page is read at its offset and the total is the length of the list;
-// a search walks the shortest list that holds every match (the interest's,
-// the needle's rarest trigram's, or the whole directory for a needle
-// shorter than a trigram) and counts the matches without keeping them.
-func (s *Citizens) directoryFromMirror(q domain.DirectoryQuery) ([]domain.Citizen, int64) {
+// a search's matches are kept in directory order (searches), so its page
+// and total are a slice and a length too, after the first time it is
+// asked, which walks the shortest list that holds every match.
+func (m *citizenMirror) directoryPage(q domain.DirectoryQuery) ([]domain.Citizen, int64) {
 	search, interest := fold(q.Search), fold(q.Interest)
 	out := make([]domain.Citizen, 0, min(q.Limit, 100))
 	page := func(r *citizenRow) bool {
@@ -132,52 +105,46 @@ func (s *Citizens) directoryFromMirror(q domain.DirectoryQuery) ([]domain.Citize
 		out = append(out, r.Doc.citizen())
 		return true
 	}
-	m := s.mirror
 	switch {
 	case search == "" && interest == "":
 		return out, int64(m.directory.AscendAt(q.Offset, page))
 	case search == "":
 		return out, int64(m.interests.Ascend(interest, q.Offset, page))
 	}
-	var total int64
-	match := func(r *citizenRow) bool {
-		if !strings.Contains(r.FoldedName, search) && !strings.Contains(r.FoldedBio, search) {
-			return true
+	var total int
+	m.View(func() {
+		k := searchKey{search: search, interest: interest}
+		rows := m.searches.answered(k, func() []*citizenRow { return m.matching(k) })
+		total = len(rows)
+		for i := max(q.Offset, 0); i < total && page(rows[i]); i++ {
 		}
-		if interest != "" && !hasInterest(r.FoldedInterests, interest) {
-			return true
-		}
-		if total >= int64(q.Offset) && len(out) < q.Limit {
-			out = append(out, r.Doc.citizen())
-		}
-		total++
-		return true
-	}
-	key, n := m.rarestTrigram(search)
-	switch {
-	case n == 0:
-		// a trigram of the needle is in no listed name or bio
-	case interest != "" && m.interests.Len(interest) <= n:
-		m.interests.Ascend(interest, 0, match)
-	case key != "":
-		m.grams.Ascend(key, 0, match)
-	default:
-		m.directory.AscendAt(0, match)
-	}
-	return out, total
+	})
+	return out, int64(total)
 }
 
-// rarestTrigram is the trigram of needle that fewest listed citizens hold
-// and how many do; "" and the directory's length when needle is shorter
-// than a trigram.
-func (m *citizenMirror) rarestTrigram(needle string) (string, int) {
-	key, n := "", m.directory.Len()
-	for i := 0; i+gram <= len(needle); i++ {
-		if k := m.grams.Len(needle[i : i+gram]); key == "" || k < n {
-			key, n = needle[i:i+gram], k
+// matching walks the shortest list that holds every match of k (the
+// interest's, the needle's rarest trigram's, or the whole directory for
+// a needle shorter than a trigram) and keeps the matches. The caller is
+// inside View.
+func (m *citizenMirror) matching(k searchKey) []*citizenRow {
+	candidates := m.directory.Viewed()
+	for i := 0; i+gram <= len(k.search); i++ {
+		if list := m.grams.Viewed(k.search[i : i+gram]); len(list) < len(candidates) {
+			candidates = list
 		}
 	}
-	return key, n
+	if k.interest != "" {
+		if list := m.interests.Viewed(k.interest); len(list) <= len(candidates) {
+			candidates = list
+		}
+	}
+	var out []*citizenRow
+	for _, r := range candidates {
+		if k.matches(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func hasInterest(folded []string, want string) bool {
