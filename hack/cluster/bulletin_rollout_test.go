@@ -70,11 +70,12 @@ func TestBulletinRolloutUnderLoad(t *testing.T) {
 	// one writer of feed items, and four readers of the document
 	w := &writer{front: c.URL, token: token}
 	var written atomic.Int64
-	background.Add(1)
+	writing, stopWriting := context.WithCancel(ctx)
+	wrote := make(chan struct{})
 	go func() {
-		defer background.Done()
-		for n := 0; ctx.Err() == nil; n++ {
-			if _, err := w.post(ctx, fmt.Sprintf("roll %05d", n)); err == nil {
+		defer close(wrote)
+		for n := 0; writing.Err() == nil; n++ {
+			if _, err := w.post(writing, fmt.Sprintf("roll %05d", n)); err == nil {
 				written.Add(1)
 			}
 		}
@@ -111,7 +112,8 @@ func TestBulletinRolloutUnderLoad(t *testing.T) {
 		}
 		rolls[d] = time.Since(began).Round(100 * time.Millisecond)
 	}
-	stopWriting := written.Load()
+	stopWriting()
+	<-wrote
 	// let the items written during the last roll reach the followers
 	var want map[string]bool
 	deadline = time.Now().Add(90 * time.Second)
@@ -141,8 +143,8 @@ func TestBulletinRolloutUnderLoad(t *testing.T) {
 	for i, f := range fs {
 		checkFollower(t, i, f, want)
 	}
-	t.Logf("%d replicas each; rolled %v; %d document GETs, %d failed (first: %v); %d writes before the last roll ended (retried: %v); %d followers, %d items each",
-		replicas, rolls, gets.Load(), failed.Load(), firstFailure.Load(), stopWriting, w.retries, followers, len(want))
+	t.Logf("%d replicas each; rolled %v; %d document GETs, %d failed (first: %v); %d writes during the rolls (retried: %v); %d followers, %d items each",
+		replicas, rolls, gets.Load(), failed.Load(), firstFailure.Load(), written.Load(), w.retries, followers, len(want))
 	if failed.Load() != 0 {
 		t.Errorf("%d of %d document GETs failed during the rollout", failed.Load(), gets.Load())
 	}
