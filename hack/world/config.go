@@ -7,6 +7,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"time"
+
+	"sharedworld.dev/pkg/config"
 )
 
 // Config is the runner's environment.
@@ -23,6 +25,8 @@ type Config struct {
 	// config.Common): a hung database answers 503 after this long.
 	RequestDeadline time.Duration `env:"WORLD_REQUEST_DEADLINE" envDefault:"5s"`
 	AgentIDPrefix   string        `env:"WORLD_AGENT_ID_PREFIX" envDefault:"emb"`
+	// FrontDoor "off" turns the bulletin's front door off (see config.Common).
+	FrontDoor config.Switch `env:"WORLD_FRONT_DOOR" envDefault:"on"`
 	// RequireSignatures makes X-Agent-Signature mandatory on authenticated requests.
 	RequireSignatures bool `env:"WORLD_REQUIRE_REQUEST_SIGNATURES" envDefault:"false"`
 	// RateLimits overrides the kit's rate limits (WORLD_RATE_LIMITS,

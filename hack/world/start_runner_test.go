@@ -6,13 +6,13 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"sharedworld.dev/hack/world"
+	"sharedworld.dev/pkg/testkit"
 )
 
 // start runs the world under test: the local runner (make run). Built
@@ -36,7 +36,7 @@ func TestRunnerServesTheDocuments(t *testing.T) {
 		"/safety": "text/html", "/founding": "text/html", "/.well-known/world.json": "application/json",
 		"/metrics": "text/plain", "/readyz": "application/json",
 	} {
-		resp, err := http.Get(w.URL + path)
+		resp, err := testkit.ContractClient(t).Get(w.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}

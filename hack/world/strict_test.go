@@ -100,7 +100,7 @@ func TestEveryRouteIsStrictAboutBadInput(t *testing.T) {
 				continue
 			}
 			req, _ := http.NewRequest(m, w.URL+attack.Fill(p, "x1"), nil)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := testkit.ContractClient(t).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +122,7 @@ func TestEveryRouteIsStrictAboutBadInput(t *testing.T) {
 	}
 	// A fixed route of one method beside a parameter route of another.
 	req, _ := http.NewRequest("GET", w.URL+"/api/world/plots/claim", nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testkit.ContractClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func (c Config) common() config.Common {
 		Addr: c.Addr, LogLevel: c.LogLevel, AccessLogSample: c.AccessLogSample, RequestDeadline: c.RequestDeadline, MongoURI: c.MongoURI, KafkaBrokers: c.KafkaBrokers,
 		AmbassadorToken: c.AmbassadorToken, AgentIDPrefix: c.AgentIDPrefix, RequireSignatures: c.RequireSignatures,
 		DevIDP: true, RevocationRefreshSec: 10, DataDir: c.DataDir, RateLimits: c.RateLimits,
-		ClientIPHeader: c.ClientIPHeader, LoopbackSourcesUnlimited: true,
+		ClientIPHeader: c.ClientIPHeader, LoopbackSourcesUnlimited: true, FrontDoor: c.FrontDoor,
 	}
 }
 

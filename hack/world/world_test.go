@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"sharedworld.dev/hack/world"
+	"sharedworld.dev/pkg/testkit"
 )
 
 type client struct {
@@ -29,7 +30,7 @@ func (c client) do(method, path string, body any, headers map[string]string) (in
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testkit.ContractClient(c.t).Do(req)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -57,7 +58,7 @@ func (c client) raw(method, path, body string, headers map[string]string) (int, 
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testkit.ContractClient(c.t).Do(req)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", method, path, err)
 	}

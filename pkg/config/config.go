@@ -85,6 +85,23 @@ func (p Problems) Err() error {
 	return errors.New(strings.Join(p, "; "))
 }
 
+// Switch is an on/off setting. Only "on" and "off" parse, so that a
+// misspelt value stops the start instead of silently meaning one of them;
+// the zero value is on.
+type Switch string
+
+// UnmarshalText accepts on and off.
+func (s *Switch) UnmarshalText(b []byte) error {
+	if v := string(b); v == "on" || v == "off" {
+		*s = Switch(v)
+		return nil
+	}
+	return fmt.Errorf("must be on or off, got %q", b)
+}
+
+// Off reports whether the setting is off.
+func (s Switch) Off() bool { return s == "off" }
+
 // Common holds the settings every service binary shares.
 type Common struct {
 	Addr      string `env:"WORLD_ADDR" envDefault:":8080"`
@@ -101,10 +118,15 @@ type Common struct {
 	// ready, still answering, before it stops taking connections: the time
 	// its endpoints need to leave every load balancer (platform.Host.Drain).
 	// Zero, the default, stops at once, as the local runner and tests want.
-	DrainDelay   time.Duration `env:"WORLD_DRAIN_DELAY" envDefault:"0s"`
-	MongoURI     string        `env:"WORLD_MONGO_URI"`
-	MongoDB      string        `env:"WORLD_MONGO_DATABASE"`
-	KafkaBrokers []string      `env:"WORLD_KAFKA_BROKERS" envSeparator:","`
+	DrainDelay time.Duration `env:"WORLD_DRAIN_DELAY" envDefault:"0s"`
+	// FrontDoor "off" serves the bulletin's document readers with the full
+	// server instead of the front door that reads their connections first
+	// (httpx.Serve); empty or "on" keeps it. Only a port with document
+	// routes has one.
+	FrontDoor    Switch   `env:"WORLD_FRONT_DOOR" envDefault:"on"`
+	MongoURI     string   `env:"WORLD_MONGO_URI"`
+	MongoDB      string   `env:"WORLD_MONGO_DATABASE"`
+	KafkaBrokers []string `env:"WORLD_KAFKA_BROKERS" envSeparator:","`
 	// AmbassadorToken authorises the ambassador's admin routes.
 	AmbassadorToken string `env:"WORLD_AMBASSADOR_TOKEN"`
 	// IdentityURL is where other services ask identity about citizens they have not seen yet.

@@ -48,6 +48,7 @@ func TestCommonValidation(t *testing.T) {
 		{"drain delay not a duration", with("WORLD_DRAIN_DELAY", "15"), "WORLD_DRAIN_DELAY must be a valid time.Duration"},
 		{"drain delay negative", with("WORLD_DRAIN_DELAY", "-1s"), "WORLD_DRAIN_DELAY must be between"},
 		{"drain delay too long", with("WORLD_DRAIN_DELAY", "10m"), "WORLD_DRAIN_DELAY must be between"},
+		{"front door neither on nor off", with("WORLD_FRONT_DOOR", "false"), "WORLD_FRONT_DOOR"},
 	}
 	for _, c := range cases {
 		_, err := config.LoadFrom[config.Common](c.env)
@@ -64,6 +65,12 @@ func TestCommonValidation(t *testing.T) {
 	raised, err := config.LoadFrom[config.Common](with("WORLD_RATE_LIMITS", "writes=5000/1m,register_source=1000/1h"))
 	if err != nil || raised.RateLimits["writes"] != "5000/1m" || raised.RateLimits["register_source"] != "1000/1h" {
 		t.Fatalf("WORLD_RATE_LIMITS raises limits: %v %v", raised.RateLimits, err)
+	}
+	if cfg.FrontDoor.Off() {
+		t.Fatal("WORLD_FRONT_DOOR defaults to on")
+	}
+	if off, err := config.LoadFrom[config.Common](with("WORLD_FRONT_DOOR", "off")); err != nil || !off.FrontDoor.Off() {
+		t.Fatalf("WORLD_FRONT_DOOR=off: %v %v", off.FrontDoor, err)
 	}
 	dev := with("WORLD_IDP_KEYS", "")
 	dev["WORLD_DEV_IDP"] = "true"

@@ -53,6 +53,11 @@ type Options struct {
 	// their own, with a steady rate that dilutes nothing and alerts on
 	// nothing, beside the real ones in every dashboard that sums by service.
 	Unmetered bool
+	// NoFrontDoor serves every connection with the full server, even on an
+	// app with document routes (WORLD_FRONT_DOOR=off): the document routes
+	// still skip Fiber's chain, a connection is only no longer read by the
+	// front door first (see Serve).
+	NoFrontDoor bool
 }
 
 // DefaultDeadline is the request deadline when Options leave it zero: far
@@ -99,7 +104,7 @@ func NewApp(o Options) *fiber.App {
 	if !o.Unmetered {
 		red = newRouteMetrics(o.Service)
 	}
-	fastPath(app, red, o.Logger, o.AccessLogSample) // after the server's own checks (guardServer)
+	fastPath(app, red, o.Logger, o.AccessLogSample, !o.NoFrontDoor) // after the server's own checks (guardServer)
 	guardServer(app.Server())
 	serverErrors(app.Server(), o.BodyLimits)
 	app.Use(requestContext(red, o.Logger, o.AccessLogSample, o.Deadline), recoverPanics(), requestShape(routes, o.BodyLimits))

@@ -33,6 +33,10 @@ type fastRoutes struct {
 	sample int                       // log one successful read in this many (1 or less: all)
 	reads  atomic.Uint64             // successful reads, for the sampling
 	door   atomic.Pointer[frontDoor] // the app's, once served (Serve)
+	// unused: the app's unused connections, once served without a front door
+	unused atomic.Pointer[unusedConns]
+	// frontDoor: Serve may put a front door before the app (Options.NoFrontDoor)
+	frontDoor bool
 	// draining: every answer closes its connection (Drain)
 	draining atomic.Bool
 }
@@ -58,6 +62,12 @@ func (f *fastRoutes) add(path string, r fastRoute) {
 	}
 	next[path] = r
 	f.routes.Store(&next)
+}
+
+// any reports whether a document route was added.
+func (f *fastRoutes) any() bool {
+	routes := f.routes.Load()
+	return routes != nil && len(*routes) > 0
 }
 
 // lookup is the fast route of path (a lookup by a conversion does not
@@ -89,8 +99,8 @@ func (f *fastRoutes) done(method, route string, status int, id []byte, elapsed t
 }
 
 // fastPath puts the fast routes of app in front of the server's handler.
-func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int) {
-	f := &fastRoutes{red: red, base: base, sample: sample}
+func fastPath(app *fiber.App, red *routeMetrics, base *slog.Logger, sample int, frontDoor bool) {
+	f := &fastRoutes{red: red, base: base, sample: sample, frontDoor: frontDoor}
 	fastApps.Store(app, f)
 	srv := app.Server()
 	next := srv.Handler

@@ -16,7 +16,8 @@ import (
 
 // Serve serves app on ln until the app shuts down, as every host does:
 // connections refused with a 413 drain the upload before closing
-// (lingeringListener), and a connection is read first by the front door.
+// (lingeringListener), and on an app with document routes a connection is
+// read first by the front door.
 //
 // The front door answers document GETs (DocumentGET) itself, request after
 // request, for as long as a connection asks for nothing else: a reader of
@@ -30,28 +31,54 @@ import (
 // front door never has to agree with it on anything but where a request
 // starts. What the chain gives every request stays: the request id, exact
 // metrics under the route's label, the sampled access line.
+//
+// An app without document routes (every service but the bulletin, every
+// admin port) has nothing for the front door to answer: its connections go
+// straight to the full server, which then reads no byte twice. So do an
+// app's whose Options turned the front door off.
 func Serve(app *fiber.App, ln net.Listener) error {
-	ln = lingeringListener(ln)
-	if v, ok := fastApps.Load(app); ok {
-		srv := app.Server()
-		idle := srv.IdleTimeout
-		if idle <= 0 {
-			idle = srv.ReadTimeout
-		}
-		door := newFrontDoor(ln, v.(*fastRoutes), frontTimeouts{read: srv.ReadTimeout, write: srv.WriteTimeout, idle: idle})
-		v.(*fastRoutes).door.Store(door)
-		ln = door
+	return app.Listener(listenerFor(app, ln))
+}
+
+// listenerFor is the listener the full server of app accepts from: ln
+// behind a lingeringListener, and behind the front door when app has
+// document routes to answer there (registered before Serve).
+func listenerFor(app *fiber.App, ln net.Listener) net.Listener {
+	lingering := lingeringListener(ln)
+	v, ok := fastApps.Load(app)
+	if !ok {
+		return lingering
 	}
-	return app.Listener(ln)
+	routes := v.(*fastRoutes)
+	if !routes.frontDoor || !routes.any() {
+		lingering.unused = newUnusedConns()
+		routes.unused.Store(lingering.unused)
+		return lingering
+	}
+	srv := app.Server()
+	idle := srv.IdleTimeout
+	if idle <= 0 {
+		idle = srv.ReadTimeout
+	}
+	door := newFrontDoor(lingering, routes, frontTimeouts{read: srv.ReadTimeout, write: srv.WriteTimeout, idle: idle})
+	routes.door.Store(door)
+	return door
 }
 
 // Shutdown stops app as its ShutdownWithTimeout does (no new connections,
 // idle ones closed, requests in progress finished), the answers its front
-// door is writing included, all within timeout.
+// door is writing included, all within timeout. Connections that never
+// sent a request close at once, with a front door or without (unusedConns).
 func Shutdown(app *fiber.App, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
+	v, ok := fastApps.Load(app)
+	if ok {
+		if u := v.(*fastRoutes).unused.Load(); u != nil {
+			u.closeAll()
+		}
+	}
 	err := app.ShutdownWithTimeout(timeout)
-	if v, ok := fastApps.Load(app); ok {
+	if ok {
 		if door := v.(*fastRoutes).door.Load(); door != nil {
 			_ = door.Close()
 			if werr := door.wait(deadline); err == nil {

@@ -28,21 +28,32 @@ const (
 
 // lingeringListener wraps a listener so that connections refused with a
 // 413 drain the rest of the upload before closing. Serve the app on it.
-func lingeringListener(ln net.Listener) net.Listener {
+func lingeringListener(ln net.Listener) *lingerListener {
 	return &lingerListener{Listener: ln, slots: make(chan struct{}, lingerConns)}
 }
 
 type lingerListener struct {
 	net.Listener
-	slots chan struct{}
+	slots  chan struct{}
+	unused *unusedConns // nil: not tracked (the front door reads them first)
 }
 
 func (l *lingerListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		lc := &lingerConn{Conn: c, slots: l.slots}
+		if l.unused == nil {
+			return lc, nil
+		}
+		if l.unused.add(lc) {
+			lc.unused.Store(l.unused)
+			return lc, nil
+		}
+		_ = c.Close() // the app is stopping
 	}
-	return &lingerConn{Conn: c, slots: l.slots}, nil
 }
 
 type lingerConn struct {
@@ -55,6 +66,9 @@ type lingerConn struct {
 	// pending: bytes the front door read and handed over with the
 	// connection, which reads return first.
 	pending []byte
+	// unused: the app's connections without a byte read yet, this one
+	// among them until its first bytes (or its close)
+	unused atomic.Pointer[unusedConns]
 }
 
 func (c *lingerConn) Read(p []byte) (int, error) {
@@ -63,7 +77,13 @@ func (c *lingerConn) Read(p []byte) (int, error) {
 		c.pending = c.pending[n:]
 		return n, nil
 	}
-	return c.Conn.Read(p)
+	n, err := c.Conn.Read(p)
+	if n > 0 || err != nil {
+		if u := c.unused.Load(); u != nil && c.unused.CompareAndSwap(u, nil) {
+			u.used(c)
+		}
+	}
+	return n, err
 }
 
 // Write sends a header announced by SendStatic with MSG_MORE, so that it
@@ -97,6 +117,9 @@ func (c *lingerConn) ReadFrom(r io.Reader) (int64, error) {
 func (c *lingerConn) lingerOnClose() { c.linger.Store(true) }
 
 func (c *lingerConn) Close() error {
+	if u := c.unused.Swap(nil); u != nil {
+		u.used(c)
+	}
 	if !c.linger.Swap(false) {
 		return c.Conn.Close()
 	}

@@ -27,7 +27,8 @@ type Request struct {
 	Headers map[string]string
 }
 
-// Do sends r through app (the production router, in memory) and decodes the JSON answer.
+// Do sends r through app (the production router, in memory), holds the
+// answer to the OpenAPI document (CheckContract) and decodes its JSON.
 func Do(t testing.TB, app *fiber.App, r Request) Response {
 	t.Helper()
 	var body io.Reader
@@ -61,6 +62,7 @@ func Do(t testing.TB, app *fiber.App, r Request) Response {
 	for k := range resp.Header {
 		out.Header[k] = resp.Header.Get(k)
 	}
+	CheckContract(t, r.Method, r.Path, resp.StatusCode, resp.Header, raw)
 	if len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') {
 		if err := json.Unmarshal(raw, &out.Body); err != nil {
 			t.Fatalf("%s %s: response is not JSON: %s", r.Method, r.Path, raw)
