@@ -40,7 +40,27 @@ type leaseDoc struct {
 
 // Take asks for the lease for holder at now: it renews the holder's own
 // lease, takes a lapsed or released one, or returns domain.ErrLeaseHeld.
+//
+// A write that finds the lease changed since it was read decides again on
+// the lease as it is now (a compare-and-swap loop): the change may be this
+// holder's own earlier renewal, applied late after its answer timed out,
+// which must not read as the lease lost.
 func (s *Leases) Take(ctx context.Context, holder string, now time.Time) (domain.Lease, error) {
+	for attempt := 0; ; attempt++ {
+		l, err := s.take(ctx, holder, now)
+		if !errors.Is(err, errChanged) {
+			return l, err
+		}
+		if attempt == 2 {
+			return l, domain.ErrLeaseHeld
+		}
+	}
+}
+
+// errChanged means the lease changed between its read and the write.
+var errChanged = errors.New("the lease changed since it was read")
+
+func (s *Leases) take(ctx context.Context, holder string, now time.Time) (domain.Lease, error) {
 	var d leaseDoc
 	err := s.coll.FindOne(ctx, bson.M{"_id": s.name}).Decode(&d)
 	found := err == nil
@@ -73,7 +93,7 @@ func (s *Leases) replace(ctx context.Context, found bool, was leaseDoc, next dom
 	if !found {
 		_, err := s.coll.InsertOne(ctx, doc)
 		if mongox.IsDuplicate(err) {
-			return domain.ErrLeaseHeld
+			return errChanged
 		}
 		if err != nil {
 			return fmt.Errorf("take lease: %w", err)
@@ -85,7 +105,7 @@ func (s *Leases) replace(ctx context.Context, found bool, was leaseDoc, next dom
 		return fmt.Errorf("take lease: %w", err)
 	}
 	if res.MatchedCount == 0 {
-		return domain.ErrLeaseHeld
+		return errChanged
 	}
 	return nil
 }
