@@ -61,7 +61,7 @@ func RateLimits(b Budgets, ws ...*World) *Category {
 	if wr.Limit > 400 {
 		cat.Note("writes budget %d too large to spend; not tried", wr.Limit)
 	} else if ada, err := pick(0).NewCitizen(cat, "Writer"); err == nil {
-		window := wr.WindowOf(time.Now())
+		start := time.Now()
 		ok := 1
 		var refusal Reply
 		for i := 0; i < wr.Limit+5; i++ {
@@ -72,20 +72,21 @@ func RateLimits(b Budgets, ws ...*World) *Category {
 				refusal = r
 			}
 		}
-		if wr.WindowOf(time.Now()) == window && ok != wr.Limit {
+		if time.Since(start) < wr.Window && ok != wr.Limit {
 			cat.Flag(refusal, "%d writes of one agent accepted across %d processes, the budget is %d", ok, len(ws), wr.Limit)
 		}
 		limited(cat, refusal, "a write beyond the writes budget", wr)
 	}
 
-	// garden plantings: spend, be refused a few times, wait, spend again.
+	// garden plantings: spend, be refused a few times; after the wait the
+	// refusal gave, one more is accepted; a window after the last one the
+	// whole budget is back.
 	gp := b[ratelimit.GardenPlantings]
 	if gp.Window > 5*time.Second || gp.Limit > 50 {
 		cat.Note("garden_plantings budget %s too large or its window too long to spend twice; not tried", gp)
 	} else if g, err := pick(1).NewCitizen(cat, "Planter"); err == nil {
 		folder := "/garden/" + strings.ToLower(g.Name) + "/"
 		for round := 0; round < 2; round++ {
-			toWindowStart(gp.Window)
 			for i := 0; i < gp.Limit; i++ {
 				r := pick(i).JSON(cat, "POST", "/api/world/storage/write", map[string]any{"plot_id": commons, "path": fmt.Sprintf("%sr%d-%d.md", folder, round, i), "content": "eA=="}, g.Headers())
 				cat.Want(r, fmt.Sprintf("planting %d of a budget of %d (round %d)", i+1, gp.Limit, round+1), 201)
@@ -96,10 +97,15 @@ func RateLimits(b Budgets, ws ...*World) *Category {
 				wait = max(wait, limited(cat, r, "a planting beyond the budget", gp))
 			}
 			time.Sleep(time.Duration(wait) * time.Second)
+			r := pick(round).JSON(cat, "POST", "/api/world/storage/write", map[string]any{"plot_id": commons, "path": fmt.Sprintf("%safter-wait-%d.md", folder, round), "content": "eA=="}, g.Headers())
+			cat.Want(r, "a planting after the Retry-After of a refusal", 201)
+			time.Sleep(gp.Window) // every planting of this round leaves the window
 		}
 	}
 
-	// registration per provider identity: 201, then 409s, then 429.
+	// registration per provider identity: 201, then 409s; a refusal never
+	// counts toward a limit, so the budget stays unspent and the next is a
+	// 409 again, not a 429.
 	ra := b[ratelimit.RegisterAgent]
 	if ra.Limit > 20 {
 		cat.Note("register_agent budget %d too large to spend; not tried", ra.Limit)
@@ -115,7 +121,7 @@ func RateLimits(b Budgets, ws ...*World) *Category {
 			}
 		}
 		r := pick(ra.Limit).JSON(cat, "POST", "/api/world/register", map[string]any{"name": a.Name}, h)
-		limited(cat, r, "a registration beyond the agent's budget", ra)
+		cat.Refused(r, "registering again once the refusals reached the budget (they do not count)", 409, "")
 	}
 	registerSource(cat, b, pick)
 	return cat
@@ -144,14 +150,5 @@ func registerSource(cat *Category, b Budgets, pick func(int) *World) {
 		} else {
 			limited(cat, r, "a registration beyond the source's budget", rs)
 		}
-	}
-}
-
-// toWindowStart waits until a fixed window of length d has just begun, so
-// a budget spent at once falls in one window.
-func toWindowStart(d time.Duration) {
-	into := time.Duration(time.Now().UnixNano() % int64(d))
-	if into > d/4 {
-		time.Sleep(d - into + 10*time.Millisecond)
 	}
 }

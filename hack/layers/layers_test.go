@@ -1,5 +1,6 @@
 // Package layers checks the shape every service shares (STYLE.md): the
-// domain and the use cases know no framework or database, the HTTP layer no
+// domain and the use cases know no framework or database (and the use
+// cases no metrics library: they report to an Observer), the HTTP layer no
 // database, the app layer no backend mode, and a store's MongoDB adapter
 // never reaches into the in-memory copy the mirrored adapter keeps.
 package layers
@@ -17,7 +18,7 @@ import (
 // forbidden imports per layer (prefix match).
 var forbidden = map[string][]string{
 	"domain": {"github.com/gofiber/", "go.mongodb.org/", "github.com/segmentio/kafka-go", "sharedworld.dev/pkg/mongox", "sharedworld.dev/pkg/embedded"},
-	"app":    {"github.com/gofiber/", "go.mongodb.org/", "github.com/segmentio/kafka-go", "sharedworld.dev/pkg/mongox", "sharedworld.dev/pkg/embedded"},
+	"app":    {"github.com/gofiber/", "go.mongodb.org/", "github.com/segmentio/kafka-go", "sharedworld.dev/pkg/mongox", "sharedworld.dev/pkg/embedded", "github.com/prometheus/", "sharedworld.dev/pkg/metrics"},
 	"http":   {"go.mongodb.org/", "github.com/segmentio/kafka-go", "sharedworld.dev/pkg/mongox", "sharedworld.dev/pkg/embedded"},
 }
 

@@ -83,6 +83,7 @@ func NewApp(o Options) *fiber.App {
 	if o.Deadline <= 0 {
 		o.Deadline = DefaultDeadline
 	}
+	keepDateCurrent()
 	routes := &routeTable{}
 	app := fiber.New(fiber.Config{
 		AppName:      "sharedworld-" + o.Service,

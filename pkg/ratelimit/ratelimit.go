@@ -1,8 +1,11 @@
-// Package ratelimit is the kit's one rate limiter: named rules (so many per
-// window), fixed windows, the Retry-After of a refusal, and a Counter that
-// keeps the count (in memory when this process is the only one, in the
-// database when replicas share it; see ratelimit/slots). It knows nothing
-// of HTTP or storage: pkg/auth and pkg/admit put it in front of routes.
+// Package ratelimit is the kit's one rate limiter: named rules (at most so
+// many in any window of a length), the Retry-After of a refusal, and a
+// Counter that keeps the counted requests (a sliding log: in memory in a
+// test, in the database in a world, so replicas share it and a restart
+// forgets nothing; see ratelimit/slots). A sliding log rather than fixed
+// windows because a fixed window lets a client send twice its budget across
+// a window's edge. It knows nothing of HTTP or storage: pkg/auth and
+// pkg/admit put it in front of routes.
 package ratelimit
 
 import (
@@ -17,7 +20,7 @@ import (
 )
 
 // The rules the kit enforces. Each limits one key (an agent id, a source
-// address) to Limit requests per Window; a refused request is not counted.
+// address) to Limit requests in any Window; a refused request is not counted.
 const (
 	// Writes is every authenticated POST, PUT, PATCH or DELETE, per agent.
 	Writes = "writes"
@@ -31,7 +34,8 @@ const (
 	GardenPlantings = "garden_plantings"
 )
 
-// Rule is at most Limit requests per Window for one key.
+// Rule is at most Limit requests in any Window-long stretch of time, for
+// one key.
 type Rule struct {
 	Name   string
 	Limit  int
@@ -65,24 +69,6 @@ func Names() []string {
 	return names
 }
 
-// Window is the index of the fixed window now falls in.
-func (r Rule) WindowOf(now time.Time) int64 { return now.UnixNano() / int64(r.Window) }
-
-// ResetAt is when the window now falls in ends.
-func (r Rule) ResetAt(now time.Time) time.Time {
-	return time.Unix(0, (r.WindowOf(now)+1)*int64(r.Window))
-}
-
-// RetryAfter is how long a refused caller waits: until the window ends,
-// never less than a second (Retry-After is whole seconds).
-func (r Rule) RetryAfter(now time.Time) time.Duration {
-	d := r.ResetAt(now).Sub(now)
-	if d < time.Second {
-		return time.Second
-	}
-	return d
-}
-
 // DocName is the rule's name in the documents' limit tables, with its
 // window: writes_per_minute.
 func (r Rule) DocName() string { return r.Name + "_per_" + every(r.Window) }
@@ -90,10 +76,11 @@ func (r Rule) DocName() string { return r.Name + "_per_" + every(r.Window) }
 // String is the rule as configured: limit/window.
 func (r Rule) String() string { return strconv.Itoa(r.Limit) + "/" + r.Window.String() }
 
-// Refusal is the 429 of a refused request: the wait in Retry-After and in
-// the hint.
-func (r Rule) Refusal(now time.Time) error {
-	wait := r.RetryAfter(now)
+// Refusal is the 429 of a refused request: the wait (until the oldest
+// counted request leaves the window, never less than a second, as
+// Retry-After is whole seconds) in Retry-After and in the hint.
+func (r Rule) Refusal(wait time.Duration) error {
+	wait = max(wait, time.Second)
 	secs := int(wait.Seconds() + 0.999) // as httpx writes Retry-After
 	return problem.RateLimited(
 		fmt.Sprintf("Too many %s: at most %d per %s per %s.", r.What, r.Limit, every(r.Window), r.Per),
@@ -136,16 +123,16 @@ func Parse(settings map[string]string) (map[string]Rule, error) {
 	return rules, nil
 }
 
-// Counter counts requests per key and window.
+// Counter keeps, per key, the requests counted in the last window.
 type Counter interface {
-	// Take counts one request of key in window if fewer than limit were
-	// counted there, and returns the slot it counted it in ("" when it
-	// did not: the budget is spent). expires is when the count may be
-	// forgotten.
-	Take(ctx context.Context, key string, window int64, limit int, expires time.Time) (slot string, err error)
+	// Take counts one request of key at now if fewer than limit were
+	// counted in the window (now-window, now], and returns the slot it
+	// counted it in. When limit were, it counts nothing and returns ""
+	// and wait: how long until the oldest of them leaves the window.
+	Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (slot string, wait time.Duration, err error)
 	// Give uncounts a slot Take counted: the request was refused after
 	// all, and a refusal never counts toward a limit.
-	Give(ctx context.Context, key string, window int64, slot string) error
+	Give(ctx context.Context, key, slot string) error
 }
 
 // Taken is one counted request, to give back if the request is refused
@@ -154,14 +141,13 @@ type Counter interface {
 type Taken struct {
 	counter Counter
 	key     string
-	window  int64
 	slot    string
 }
 
 // Give uncounts the request. A failure only leaves the request counted.
 func (t Taken) Give(ctx context.Context) {
 	if t.slot != "" {
-		_ = t.counter.Give(ctx, t.key, t.window, t.slot)
+		_ = t.counter.Give(ctx, t.key, t.slot)
 	}
 }
 
@@ -187,7 +173,7 @@ func (l *Limiter) Rule(name string) (Rule, bool) {
 }
 
 // Allow counts one request of key under the named rule, or returns the
-// 429 problem when the key's budget for the window is spent. The caller
+// 429 problem when the key spent its budget in the last window. The caller
 // gives the count back (Taken.Give) when the request is refused after all.
 // A nil limiter allows everything (a job's host serves no request).
 func (l *Limiter) Allow(ctx context.Context, rule, key string) (Taken, error) {
@@ -198,15 +184,13 @@ func (l *Limiter) Allow(ctx context.Context, rule, key string) (Taken, error) {
 	if !ok {
 		return Taken{}, fmt.Errorf("ratelimit: no rule %q", rule)
 	}
-	now := l.now()
-	w := r.WindowOf(now)
 	k := rule + "|" + key
-	slot, err := l.counter.Take(ctx, k, w, r.Limit, r.ResetAt(now))
+	slot, wait, err := l.counter.Take(ctx, k, l.now(), r.Limit, r.Window)
 	if err != nil {
 		return Taken{}, problem.Unavailable("The rate limit could not be checked.", "Retry in a few seconds; nothing was done.")
 	}
 	if slot == "" {
-		return Taken{}, r.Refusal(now)
+		return Taken{}, r.Refusal(wait)
 	}
-	return Taken{counter: l.counter, key: k, window: w, slot: slot}, nil
+	return Taken{counter: l.counter, key: k, slot: slot}, nil
 }

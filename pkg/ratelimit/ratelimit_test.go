@@ -2,6 +2,8 @@ package ratelimit_test
 
 import (
 	"context"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,32 +12,80 @@ import (
 	"sharedworld.dev/pkg/ratelimit"
 )
 
-func TestWindowArithmetic(t *testing.T) {
-	minute := ratelimit.Rule{Limit: 3, Window: time.Minute}
+// The edge: under 30 per minute, 30 plantings at the end of one
+// minute and 30 at the start of the next were all accepted by fixed
+// windows; a sliding window refuses the second 30 until the first leave.
+func TestAtMostTheLimitInAnyWindow(t *testing.T) {
 	base := time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
 	cases := []struct {
-		name  string
-		now   time.Time
-		reset time.Time
-		wait  time.Duration
+		name     string
+		accepted []time.Duration // after base
+		at       time.Duration
+		ok       bool
+		wait     time.Duration
 	}{
-		{"start of a window", base, base.Add(time.Minute), time.Minute},
-		{"middle of a window", base.Add(20 * time.Second), base.Add(time.Minute), 40 * time.Second},
-		{"last instant waits a whole second", base.Add(time.Minute - time.Millisecond), base.Add(time.Minute), time.Second},
-		{"next window", base.Add(time.Minute), base.Add(2 * time.Minute), time.Minute},
+		{"empty", nil, 0, true, 0},
+		{"below the limit", []time.Duration{0, time.Second}, 2 * time.Second, true, 0},
+		{"full: waits for the oldest", []time.Duration{0, 10 * time.Second, 20 * time.Second}, 30 * time.Second, false, 30 * time.Second},
+		{"across a minute's edge", []time.Duration{50 * time.Second, 55 * time.Second, 59 * time.Second}, 61 * time.Second, false, 49 * time.Second},
+		{"the oldest just left", []time.Duration{0, 10 * time.Second, 20 * time.Second}, time.Minute + time.Nanosecond, true, 0},
+		{"the oldest at the window's very start", []time.Duration{0, 10 * time.Second, 20 * time.Second}, time.Minute, true, 0},
+		{"one instant before it leaves", []time.Duration{0, 10 * time.Second, 20 * time.Second}, time.Minute - time.Nanosecond, false, time.Nanosecond},
+		{"more than the limit (it was lowered): waits until two left", []time.Duration{0, 10 * time.Second, 20 * time.Second, 30 * time.Second}, 40 * time.Second, false, 30 * time.Second},
+		{"many old, full recent", []time.Duration{0, 1, 2, 3, 70 * time.Second, 71 * time.Second, 72 * time.Second}, 73 * time.Second, false, 57 * time.Second},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := minute.ResetAt(c.now); !got.Equal(c.reset) {
-				t.Errorf("ResetAt %v, want %v", got, c.reset)
+			log := ratelimit.NewLog()
+			for i, a := range c.accepted {
+				log.Add("k", strconv.Itoa(i), base.Add(a), base.Add(a+time.Minute))
 			}
-			if got := minute.RetryAfter(c.now); got != c.wait {
-				t.Errorf("RetryAfter %v, want %v", got, c.wait)
+			ok, wait := log.Reserve("k", "new", base.Add(c.at), 3, time.Minute)
+			if ok != c.ok || wait != c.wait {
+				t.Fatalf("Reserve = %v, %v; want %v, %v", ok, wait, c.ok, c.wait)
 			}
 		})
 	}
-	if minute.WindowOf(base) == minute.WindowOf(base.Add(time.Minute)) || minute.WindowOf(base) != minute.WindowOf(base.Add(59*time.Second)) {
-		t.Fatal("a window is one minute long")
+}
+
+// Random arrivals against the brute-force definition: an accepted request
+// never makes a window hold more than the limit, a refused one found the
+// window full, and its wait is exactly when the next would be accepted.
+func TestSlidingLogAgreesWithBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		limit, window := 1+rng.IntN(5), time.Duration(1+rng.IntN(10))*time.Second
+		log := ratelimit.NewLog()
+		var accepted []time.Time
+		now := time.Unix(1_700_000_000, 0)
+		inWindow := func(at time.Time) int {
+			n := 0
+			for _, a := range accepted {
+				if a.After(at.Add(-window)) && !a.After(at) {
+					n++
+				}
+			}
+			return n
+		}
+		for i := 0; i < 60; i++ {
+			now = now.Add(time.Duration(rng.Int64N(int64(window) / 2)))
+			slot := strconv.Itoa(i)
+			ok, wait := log.Reserve("k", slot, now, limit, window)
+			if n := inWindow(now); ok != (n < limit) {
+				t.Fatalf("round %d: %d in the window of %v, limit %d, Reserve said %v", round, n, now, limit, ok)
+			}
+			if ok {
+				accepted = append(accepted, now)
+				if rng.IntN(8) == 0 { // refused by the handler after all
+					log.Remove("k", slot)
+					accepted = accepted[:len(accepted)-1]
+				}
+				continue
+			}
+			if inWindow(now.Add(wait)) >= limit || inWindow(now.Add(wait-time.Nanosecond)) < limit {
+				t.Fatalf("round %d: wait %v is not when the window first has room", round, wait)
+			}
+		}
 	}
 }
 
@@ -73,6 +123,7 @@ func TestLimiterRefusesOverTheBudgetAndCountsNoRefusal(t *testing.T) {
 			t.Fatalf("request %d: %v", i+1, err)
 		}
 	}
+	now = now.Add(15 * time.Second) // the three leave the window in 45 s
 	for i := 0; i < 5; i++ {
 		_, err := l.Allow(ctx, "r", "ada")
 		pe, ok := problem.As(err)
@@ -86,8 +137,8 @@ func TestLimiterRefusesOverTheBudgetAndCountsNoRefusal(t *testing.T) {
 	if _, err := l.Allow(ctx, "r", "bob"); err != nil {
 		t.Fatalf("another key has its own budget: %v", err)
 	}
-	// The next window: the refusals above took nothing from it either way,
-	// and the budget is whole again.
+	// A minute after the three, the refusals above took nothing either
+	// way, and the budget is whole again.
 	now = now.Add(time.Minute)
 	for i := 0; i < 3; i++ {
 		if _, err := l.Allow(ctx, "r", "ada"); err != nil {

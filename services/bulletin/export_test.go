@@ -11,6 +11,7 @@ import (
 	"sharedworld.dev/services/bulletin/internal/domain"
 	"sharedworld.dev/services/bulletin/internal/messages"
 	"sharedworld.dev/services/bulletin/internal/store"
+	"sharedworld.dev/services/bulletin/internal/telemetry"
 )
 
 var errCrashed = errors.New("the process died here")
@@ -72,7 +73,7 @@ func CrashWhileStoring(t testing.TB, deps platform.Deps, evs []events.Event, kee
 	}
 	agg := app.NewAggregator(Options{}.World.WithDefaults(founded),
 		crashingProjections{st.projections, keepRecords, crash}, crashingFeed{st.feed, keepFeed, crash},
-		app.NewHub(1, 2*len(evs)), deps.Logger) // a buffer that takes the batch as one chunk
+		app.NewHub(1, 2*len(evs), telemetry.Observer{}), deps.Logger, telemetry.Observer{}) // a buffer that takes the batch as one chunk
 	if err := agg.Load(ctx); err != nil {
 		t.Fatal(err)
 	}

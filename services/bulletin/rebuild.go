@@ -10,6 +10,7 @@ import (
 	"sharedworld.dev/proto/catalog"
 	"sharedworld.dev/services/bulletin/internal/app"
 	"sharedworld.dev/services/bulletin/internal/messages"
+	"sharedworld.dev/services/bulletin/internal/telemetry"
 )
 
 // RebuildJob is `bulletin rebuild`: Rebuild with the bulletin's settings,
@@ -59,7 +60,7 @@ func Rebuild(ctx context.Context, deps platform.Deps, opts Options) (applied int
 	if err != nil {
 		return 0, err
 	}
-	agg := app.NewAggregator(opts.World.WithDefaults(founded), st.projections, st.feed, app.NewHub(1, 1), deps.Logger)
+	agg := app.NewAggregator(opts.World.WithDefaults(founded), st.projections, st.feed, app.NewHub(1, 1, telemetry.Observer{}), deps.Logger, telemetry.Observer{})
 	applied, err = messages.Replay(ctx, deps.Brokers, catalog.AllTopics(), func(ctx context.Context, e events.Event) error {
 		return apply(ctx, agg, e)
 	})

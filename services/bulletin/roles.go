@@ -10,6 +10,7 @@ import (
 	"sharedworld.dev/services/bulletin/internal/app"
 	"sharedworld.dev/services/bulletin/internal/domain"
 	"sharedworld.dev/services/bulletin/internal/signal"
+	"sharedworld.dev/services/bulletin/internal/telemetry"
 )
 
 // runReader follows the aggregator's head (signalled over Kafka, and read
@@ -29,8 +30,8 @@ func (s *Service) runReader(ctx context.Context) error {
 // head until ctx ends, when the lease is lost or the process stops.
 func (s *Service) lead(ctx context.Context, term int64) {
 	// The hub only orders settled seqs for the head: nobody subscribes here.
-	hub := app.NewHub(1, s.opts.SubscriberBuffer)
-	agg := app.NewAggregator(s.world, s.st.projections, s.st.feed, hub, s.deps.Logger)
+	hub := app.NewHub(1, s.opts.SubscriberBuffer, telemetry.Observer{})
+	agg := app.NewAggregator(s.world, s.st.projections, s.st.feed, hub, s.deps.Logger, telemetry.Observer{})
 	for {
 		err := agg.Load(ctx)
 		if err == nil {
@@ -44,7 +45,9 @@ func (s *Service) lead(ctx context.Context, term int64) {
 		}
 	}
 	s.aggregator.Store(agg)
+	telemetry.Observer{}.Leading(true)
 	defer func() {
+		telemetry.Observer{}.Leading(false)
 		s.aggregator.Store(nil)
 		s.handledBefore.Add(agg.Handled())
 	}()

@@ -22,6 +22,7 @@ import (
 	bulletinhttp "sharedworld.dev/services/bulletin/internal/http"
 	"sharedworld.dev/services/bulletin/internal/messages"
 	"sharedworld.dev/services/bulletin/internal/store"
+	"sharedworld.dev/services/bulletin/internal/telemetry"
 )
 
 // ConsumerGroup is the Kafka consumer group of the aggregator; its committed
@@ -126,18 +127,18 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		return nil, err
 	}
 	s := &Service{deps: deps, opts: opts, st: st, world: opts.World.WithDefaults(founded),
-		hub: app.NewHub(opts.MaxSubscribers, opts.SubscriberBuffer), board: app.NewBoard()}
+		hub: app.NewHub(opts.MaxSubscribers, opts.SubscriberBuffer, telemetry.Observer{}), board: app.NewBoard()}
 	s.streams, s.endStreams = context.WithCancel(context.WithoutCancel(ctx))
 	switch opts.Role {
 	case RoleAll:
-		agg := app.NewAggregator(s.world, st.projections, st.feed, s.hub, deps.Logger)
+		agg := app.NewAggregator(s.world, st.projections, st.feed, s.hub, deps.Logger, telemetry.Observer{})
 		if err := agg.Load(ctx); err != nil {
 			return nil, err
 		}
 		s.aggregator.Store(agg)
 		s.board = agg.Board()
 	case RoleReader:
-		s.reader = app.NewReader(st.feed, st.renderings, s.hub, s.board, deps.Logger)
+		s.reader = app.NewReader(st.feed, st.renderings, s.hub, s.board, deps.Logger, telemetry.Observer{})
 		if err := s.reader.Load(ctx); err != nil {
 			return nil, fmt.Errorf("load the stored bulletin: %w", err)
 		}

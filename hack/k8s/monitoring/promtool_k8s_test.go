@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sharedworld.dev/hack/k8s/monitoring"
 )
 
 // promtool (hack/k8s-tools.sh builds it) checks the rule file and runs
@@ -41,4 +43,19 @@ func TestEveryAlertIsUnitTested(t *testing.T) {
 			t.Errorf("no unit test expects %s to fire", a)
 		}
 	}
+}
+
+func alerts(t *testing.T) []string {
+	t.Helper()
+	rules, err := monitoring.Rules(filepath.Join(root(t), "deploy/prometheus/rules.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rules {
+		if r.Alert != "" {
+			out = append(out, r.Alert)
+		}
+	}
+	return out
 }

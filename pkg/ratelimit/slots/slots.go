@@ -1,40 +1,50 @@
-// Package slots is the rate limit counter replicas share: a request takes a
-// slot, a document with a unique _id key|window|i for i below the limit.
-// FerretDB v1 applies an update by reading and rewriting the document, so a
-// counter document with $inc could lose increments between replicas; an
-// insert under a unique _id is atomic on every backend, so slots are: a
-// duplicate key means the slot is taken and the next one is tried, and when
-// every slot of the window is taken the request is refused (and counts
-// nothing).
+// Package slots is the rate limit counter of a world: a sliding log in the
+// database, one document per counted request (a slot), its _id the key, the
+// time it was counted and a random tail, so the slots of a key's last
+// window are one range of _id.
+//
+// FerretDB v1 applies an update by reading and rewriting the document, so
+// a counter document could lose increments between replicas; inserts and
+// deletes of whole documents are atomic on every backend, so the log uses
+// only those. Where replicas share the database a request inserts its slot
+// first and then counts the window's range: if that finds more than the
+// limit it deletes its slot and is refused. Of any requests accepted in
+// one window, the last to insert saw all the others, so no window ever
+// holds more than the limit (concurrent requests at the edge may both be
+// refused, never both accepted; one that finds only such racers ahead of
+// its place backs off a moment and tries again). Where this process is the only writer
+// (the embedded default) the log in memory answers, loaded from the slots
+// when the process starts, and a slot is one insert.
 package slots
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/ratelimit"
 )
 
-// Collection holds the slots until their window has ended.
+// Collection holds the slots until they leave their window.
 const Collection = "_ratelimits"
 
-// Counter is a ratelimit.Counter on a shared database.
+// Counter is a ratelimit.Counter in a world's database.
 type Counter struct {
 	coll   *mongo.Collection
 	expiry *mongox.Expiry
-	// next is, per key and window, the first slot this process has not seen
-	// taken: the common case is one insert, and a replica that has not seen
-	// the key yet counts the taken slots once instead of probing each.
-	mu   sync.Mutex
-	next map[string]int
+	// log answers when this process is the only writer; nil when
+	// replicas share the database.
+	log *ratelimit.Log
 }
 
 type slot struct {
@@ -42,100 +52,174 @@ type slot struct {
 	ExpiresAt time.Time `bson:"expires_at"`
 }
 
-// New prepares db's slots collection and its expiry.
+// New prepares db's slots collection and its expiry, and on an exclusive
+// database loads the slots still in their windows.
 func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Counter, error) {
 	coll := db.Collection(Collection)
 	exp, err := mongox.NewExpiry(ctx, coll, log)
 	if err != nil {
 		return nil, fmt.Errorf("rate limit slots: %w", err)
 	}
-	return &Counter{coll: coll, expiry: exp, next: map[string]int{}}, nil
+	c := &Counter{coll: coll, expiry: exp}
+	if db.Exclusive() {
+		if c.log, err = load(ctx, coll); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func load(ctx context.Context, coll *mongo.Collection) (*ratelimit.Log, error) {
+	cur, err := coll.Find(ctx, bson.M{mongox.ExpiresField: bson.M{"$gt": time.Now().UTC()}})
+	if err != nil {
+		return nil, fmt.Errorf("load rate limit slots: %w", err)
+	}
+	var slots []slot
+	if err := cur.All(ctx, &slots); err != nil {
+		return nil, fmt.Errorf("load rate limit slots: %w", err)
+	}
+	log := ratelimit.NewLog()
+	for _, s := range slots {
+		if key, at, ok := parse(s.ID); ok {
+			log.Add(key, s.ID, at, s.ExpiresAt)
+		}
+	}
+	return log, nil
 }
 
 // Take implements ratelimit.Counter.
-func (c *Counter) Take(ctx context.Context, key string, window int64, limit int, expires time.Time) (string, error) {
+func (c *Counter) Take(ctx context.Context, key string, now time.Time, limit int, window time.Duration) (string, time.Duration, error) {
 	c.expiry.Tick(time.Now())
-	prefix := key + "|" + strconv.FormatInt(window, 10) + "|"
-	i, known := c.hint(prefix)
-	counted := false
-	if !known {
-		n, err := c.taken(ctx, prefix)
-		if err != nil {
-			return "", err
+	id := slotID(key, now)
+	doc := slot{ID: id, ExpiresAt: now.Add(window).UTC()}
+	if c.log != nil {
+		// Reserved in memory first, so concurrent requests of one key
+		// never pass the limit between them while the insert is on its way.
+		if ok, wait := c.log.Reserve(key, id, now, limit, window); !ok {
+			return "", wait, nil
 		}
-		i, counted = n, true
+		if _, err := c.coll.InsertOne(ctx, doc); err != nil {
+			c.log.Remove(key, id)
+			return "", 0, fmt.Errorf("take slot: %w", err)
+		}
+		return id, 0, nil
 	}
-	for i < limit {
-		id := prefix + pad(i)
-		_, err := c.coll.InsertOne(ctx, slot{ID: id, ExpiresAt: expires.UTC()})
-		if err == nil {
-			c.setHint(prefix, i+1)
-			return id, nil
+	for attempt := 1; ; attempt++ {
+		slot, wait, contended, err := c.takeShared(ctx, key, doc, now, limit, window)
+		if !contended || attempt == contendedAttempts {
+			return slot, wait, err
 		}
-		if !mongox.IsDuplicate(err) {
-			return "", fmt.Errorf("take slot: %w", err)
+		// Requests inserted at the same moment all saw each other: back off
+		// a random moment, so that those with room get in one by one.
+		select {
+		case <-time.After(time.Duration(1+rand.IntN(5*attempt)) * time.Millisecond):
+		case <-ctx.Done():
+			return "", 0, ctx.Err()
 		}
-		i++
-		if !counted {
-			// Another replica has been taking slots: catch up at once
-			// instead of probing them one by one.
-			n, err := c.taken(ctx, prefix)
-			if err != nil {
-				return "", err
-			}
-			i, counted = max(i, n), true
-		}
+		doc.ID = slotID(key, now)
 	}
-	c.setHint(prefix, limit)
-	return "", nil
 }
 
-// Give implements ratelimit.Counter: the slot is deleted, free to be taken
-// again, and this process's next Take of the window tries it first.
-func (c *Counter) Give(ctx context.Context, key string, window int64, id string) error {
+// contendedAttempts bounds the tries of a request that found the window
+// full only of requests counted at the same moment; then it is refused
+// for a second.
+const contendedAttempts = 5
+
+// takeShared inserts the slot and then reads the window. Fewer than limit
+// others: counted. Otherwise the slot is deleted, and contended says
+// whether fewer than limit of the others sort before it (requests racing
+// it, some of which will be refused too), when trying again may succeed.
+func (c *Counter) takeShared(ctx context.Context, key string, doc slot, now time.Time, limit int, window time.Duration) (string, time.Duration, bool, error) {
+	if _, err := c.coll.InsertOne(ctx, doc); err != nil {
+		return "", 0, false, fmt.Errorf("take slot: %w", err)
+	}
+	others, before, err := c.window(ctx, key, now, window, doc.ID)
+	if err != nil {
+		_ = c.Give(ctx, key, doc.ID)
+		return "", 0, false, err
+	}
+	if len(others) < limit {
+		return doc.ID, 0, false, nil
+	}
+	if err := c.Give(ctx, key, doc.ID); err != nil {
+		return "", 0, false, err
+	}
+	if before < limit {
+		return "", time.Second, true, nil
+	}
+	// One more fits once len(others)-limit+1 of the others left.
+	return "", others[len(others)-limit].Add(window).Sub(now), false, nil
+}
+
+// window lists when the other slots of key in (now-window, …] were taken,
+// oldest first, and how many of them sort before own.
+func (c *Counter) window(ctx context.Context, key string, now time.Time, window time.Duration, own string) ([]time.Time, int, error) {
+	// After key|<the window's start>|… and before key|: (':' sorts after
+	// every digit), so exactly the key's slots taken inside the window.
+	filter := bson.M{"_id": bson.M{"$gt": key + "|" + stamp(now.Add(-window)) + "|~", "$lt": key + "|:"}}
+	cur, err := c.coll.Find(ctx, filter, options.Find().SetProjection(bson.M{"_id": 1}))
+	if err != nil {
+		return nil, 0, fmt.Errorf("count slots: %w", err)
+	}
+	var slots []slot
+	if err := cur.All(ctx, &slots); err != nil {
+		return nil, 0, fmt.Errorf("count slots: %w", err)
+	}
+	times := make([]time.Time, 0, len(slots))
+	before := 0
+	for _, s := range slots {
+		if _, at, ok := parse(s.ID); ok && s.ID != own {
+			times = append(times, at)
+			if s.ID < own {
+				before++
+			}
+		}
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+	return times, before, nil
+}
+
+// Give implements ratelimit.Counter: the slot is deleted.
+func (c *Counter) Give(ctx context.Context, key, id string) error {
 	if _, err := c.coll.DeleteOne(ctx, bson.M{"_id": id}); err != nil {
 		return fmt.Errorf("give back slot: %w", err)
 	}
-	prefix := key + "|" + strconv.FormatInt(window, 10) + "|"
-	i, err := strconv.Atoi(strings.TrimPrefix(id, prefix))
-	if err != nil {
-		return nil //nolint:nilerr // the slot is given back; an id of another shape only leaves no hint
+	if c.log != nil {
+		c.log.Remove(key, id)
 	}
-	c.mu.Lock()
-	if next, ok := c.next[prefix]; !ok || i < next {
-		c.next[prefix] = i
-	}
-	c.mu.Unlock()
 	return nil
 }
 
-// taken counts the slots of a key's window.
-func (c *Counter) taken(ctx context.Context, prefix string) (int, error) {
-	// Slot ids are prefix + digits, all below prefix + "~".
-	n, err := c.coll.CountDocuments(ctx, bson.M{"_id": bson.M{"$gte": prefix, "$lt": prefix + "~"}})
+// slotID is key|time|random tail: unique, and sorted by time within a key.
+func slotID(key string, at time.Time) string {
+	return key + "|" + stamp(at) + "|" + strconv.FormatUint(rand.Uint64(), 36)
+}
+
+// stamp is a time as 19 digits of Unix nanoseconds: fixed width, so slot
+// ids sort by time within a key.
+func stamp(t time.Time) string { return fmt.Sprintf("%019d", t.UnixNano()) }
+
+// parse splits a slot id into its key and time.
+func parse(id string) (string, time.Time, bool) {
+	rest, _, ok := cutLast(id)
+	if !ok {
+		return "", time.Time{}, false
+	}
+	key, digits, ok := cutLast(rest)
+	if !ok || len(digits) != 19 {
+		return "", time.Time{}, false
+	}
+	ns, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("count slots: %w", err)
+		return "", time.Time{}, false
 	}
-	return int(n), nil
+	return key, time.Unix(0, ns), true
 }
 
-// pad keeps slot ids in numeric order as strings, so a range over a
-// window's prefix counts them.
-func pad(i int) string { return fmt.Sprintf("%09d", i) }
-
-func (c *Counter) hint(prefix string) (int, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	i, ok := c.next[prefix]
-	return i, ok
-}
-
-func (c *Counter) setHint(prefix string, i int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.next) > 100_000 {
-		// Old windows' hints only cost memory; a forgotten hint costs one count.
-		c.next = map[string]int{}
+func cutLast(s string) (string, string, bool) {
+	i := strings.LastIndexByte(s, '|')
+	if i < 0 {
+		return "", "", false
 	}
-	c.next[prefix] = i
+	return s[:i], s[i+1:], true
 }

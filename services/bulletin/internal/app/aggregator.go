@@ -34,14 +34,15 @@ type Aggregator struct {
 	hub     *Hub
 	render  chan struct{}
 	log     *slog.Logger
+	obs     Observer
 	handled atomic.Int64
 }
 
 // NewAggregator builds an aggregator over empty projections; Load fills them.
-func NewAggregator(world domain.WorldConfig, projections domain.ProjectionRepository, feed domain.FeedRepository, hub *Hub, log *slog.Logger) *Aggregator {
+func NewAggregator(world domain.WorldConfig, projections domain.ProjectionRepository, feed domain.FeedRepository, hub *Hub, log *slog.Logger, obs Observer) *Aggregator {
 	return &Aggregator{
 		proj: domain.NewProjection(), world: world, projections: projections, feed: feed, nextSeq: 1,
-		board: NewBoard(), hub: hub, render: make(chan struct{}, 1), log: log,
+		board: NewBoard(), hub: hub, render: make(chan struct{}, 1), log: log, obs: obs,
 	}
 }
 
@@ -148,7 +149,7 @@ func (a *Aggregator) apply(ctx context.Context, evs []domain.Event) (invalid []e
 	for _, ev := range evs {
 		ch, err := a.proj.Plan(ev)
 		if err != nil {
-			applyErrors.WithLabelValues(ev.Type, "invalid").Inc()
+			a.obs.EventFailed(ev.Type, "invalid")
 			invalid = append(invalid, err)
 			continue
 		}
@@ -208,9 +209,8 @@ func (a *Aggregator) release(ch domain.Change, seq int64, stored bool) {
 }
 
 func (a *Aggregator) applied(ev domain.Event, result string) {
-	lastApplied.Store(time.Now().UnixNano())
 	a.handled.Add(1)
-	eventsApplied.WithLabelValues(ev.Type, result).Inc()
+	a.obs.EventApplied(ev.Type, result)
 }
 
 // store writes the changes, retrying with backoff until they are written
@@ -224,7 +224,7 @@ func (a *Aggregator) store(ctx context.Context, changes []planned) ([]bool, erro
 			return inserted, nil
 		}
 		for _, p := range changes {
-			applyErrors.WithLabelValues(p.ev.Type, "store").Inc()
+			a.obs.EventFailed(p.ev.Type, "store")
 		}
 		a.log.Warn("store projection changes failed; retrying", slog.Int("changes", len(changes)),
 			slog.String("first_event_id", changes[0].ch.EventID), slog.String("error", err.Error()))
@@ -346,7 +346,6 @@ func (a *Aggregator) Render() error {
 		return fmt.Errorf("compress map: %w", err)
 	}
 	a.board.publish(r)
-	renderSeconds.Observe(time.Since(start).Seconds())
-	documentBytes.Set(float64(len(raw)))
+	a.obs.Rendered(time.Since(start), len(raw))
 	return nil
 }

@@ -45,6 +45,7 @@ type Hub struct {
 	// settled is signalled (never waited on) whenever released grows, for
 	// the leader's head keeper.
 	settled chan struct{}
+	obs     Observer
 }
 
 // recentMax is how many released items the hub keeps for resuming clients.
@@ -52,8 +53,8 @@ const recentMax = 4096
 
 // NewHub allows at most max subscribers, each buffering up to buffer items.
 // The stream starts after seq 0; StartAfter moves that.
-func NewHub(max, buffer int) *Hub {
-	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer, pending: map[int64]*StreamItem{}, settled: make(chan struct{}, 1)}
+func NewHub(max, buffer int, obs Observer) *Hub {
+	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer, pending: map[int64]*StreamItem{}, settled: make(chan struct{}, 1), obs: obs}
 }
 
 // StartAfter makes seq the last one released: the next item is seq+1 (the
@@ -99,7 +100,7 @@ func (h *Hub) SubscribeAfter(seq int64) (*Subscription, error) {
 		s.Backlog, s.Covered = slices.Clone(h.recent[i:]), true
 	}
 	h.subs[s] = struct{}{}
-	sseSubscribers.Inc()
+	h.obs.SubscribersChanged(1)
 	return s, nil
 }
 
@@ -155,7 +156,7 @@ func (h *Hub) sendLocked(item StreamItem) {
 		default:
 			s.dropped = true
 			h.removeLocked(s)
-			sseDropped.Inc()
+			h.obs.SubscriberDropped()
 		}
 	}
 }
@@ -180,7 +181,7 @@ func (h *Hub) removeLocked(s *Subscription) {
 	}
 	delete(h.subs, s)
 	close(s.c)
-	sseSubscribers.Dec()
+	h.obs.SubscribersChanged(-1)
 }
 
 // Released is the highest seq up to which every seq is settled.

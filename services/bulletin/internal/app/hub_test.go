@@ -10,7 +10,7 @@ import (
 // is dropped once its buffer is full; publishing never blocks, and the
 // other subscribers keep everything (CONTRACT §6 backpressure).
 func TestSlowSubscriberIsDroppedNotWaitedFor(t *testing.T) {
-	h := NewHub(10, 4)
+	h := NewHub(10, 4, unobserved{})
 	slow, err := h.Subscribe()
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestSlowSubscriberIsDroppedNotWaitedFor(t *testing.T) {
 }
 
 func TestHubLimitAndClose(t *testing.T) {
-	h := NewHub(2, 1)
+	h := NewHub(2, 1, unobserved{})
 	a, _ := h.Subscribe()
 	if _, err := h.Subscribe(); err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestHubLimitAndClose(t *testing.T) {
 // the last seq released before it started, so a resume reads the store up
 // to there and takes the rest live (CONTRACT §6: no gap, no repeat).
 func TestHubSendsStoredItemsInStreamOrder(t *testing.T) {
-	h := NewHub(10, 16)
+	h := NewHub(10, 16, unobserved{})
 	h.StartAfter(4)
 	early, _ := h.Subscribe()
 	if early.After != 4 {
@@ -133,7 +133,7 @@ func TestHubSendsStoredItemsInStreamOrder(t *testing.T) {
 // anything was released since start) it must read the store.
 func TestHubResumesFromMemoryWhileItHoldsEveryItem(t *testing.T) {
 	const last = 10 + 3*recentMax
-	h := NewHub(10, last)
+	h := NewHub(10, last, unobserved{})
 	h.StartAfter(10)
 	if s, _ := h.SubscribeAfter(5); s.Covered {
 		t.Fatal("items up to the start are only in the store")

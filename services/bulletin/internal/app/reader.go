@@ -21,6 +21,7 @@ type Reader struct {
 	hub        *Hub
 	board      *Board
 	log        *slog.Logger
+	obs        Observer
 
 	mu sync.Mutex // one catch-up at a time
 }
@@ -30,8 +31,8 @@ type Reader struct {
 const ResyncEvery = 2 * time.Second
 
 // NewReader serves from the stores into hub and board.
-func NewReader(feed domain.FeedRepository, renderings domain.RenderingStore, hub *Hub, board *Board, log *slog.Logger) *Reader {
-	return &Reader{feed: feed, renderings: renderings, hub: hub, board: board, log: log}
+func NewReader(feed domain.FeedRepository, renderings domain.RenderingStore, hub *Hub, board *Board, log *slog.Logger, obs Observer) *Reader {
+	return &Reader{feed: feed, renderings: renderings, hub: hub, board: board, log: log, obs: obs}
 }
 
 // Load starts the reader at the stored head: its stream goes on after the
@@ -47,7 +48,7 @@ func (r *Reader) Load(ctx context.Context) error {
 		}
 	}
 	r.hub.StartAfter(h.Settled)
-	readerLag.Set(float64(h.Settled))
+	r.obs.ReaderSettled(h.Settled)
 	return r.Sync(ctx, h)
 }
 
@@ -103,7 +104,7 @@ func (r *Reader) Sync(ctx context.Context, h domain.Head) error {
 			}
 		}
 	}
-	readerLag.Set(float64(h.Settled))
+	r.obs.ReaderSettled(h.Settled)
 	return r.show(ctx, h)
 }
 

@@ -1,4 +1,7 @@
-package app
+// Package telemetry is the bulletin's Prometheus adapter of app.Observer:
+// what the aggregator and the live stream report, as
+// sharedworld_bulletin_* metrics.
+package telemetry
 
 import (
 	"sync/atomic"
@@ -7,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"sharedworld.dev/pkg/metrics"
+	"sharedworld.dev/services/bulletin/internal/app"
 )
 
 // The bulletin's own collectors, registered once on the process registry
@@ -70,3 +74,29 @@ var (
 		Help: "The feed seq up to which this reader has caught up with the aggregator.",
 	}))
 )
+
+// Observer reports to the metrics above.
+type Observer struct{}
+
+var _ app.Observer = Observer{}
+
+func (Observer) EventApplied(typ, result string) {
+	eventsApplied.WithLabelValues(typ, result).Inc()
+	lastApplied.Store(time.Now().UnixNano())
+}
+func (Observer) EventFailed(typ, reason string) { applyErrors.WithLabelValues(typ, reason).Inc() }
+func (Observer) Rendered(took time.Duration, documentSize int) {
+	renderSeconds.Observe(took.Seconds())
+	documentBytes.Set(float64(documentSize))
+}
+func (Observer) SubscribersChanged(delta int) { sseSubscribers.Add(float64(delta)) }
+func (Observer) SubscriberDropped()           { sseDropped.Inc() }
+func (Observer) Leading(on bool) {
+	if on {
+		leading.Set(1)
+		leaderships.Inc()
+		return
+	}
+	leading.Set(0)
+}
+func (Observer) ReaderSettled(seq int64) { readerLag.Set(float64(seq)) }
