@@ -100,3 +100,32 @@ func parallel(n int, do func(i int) testkit.Response) map[int]int {
 	wg.Wait()
 	return statuses
 }
+
+// §7's daily proposal cap holds across replicas: one citizen's twelve
+// proposals at once over two replicas store exactly DailyProposals (each
+// takes one of the day's numbered slots by an insert the slot's unique
+// index admits once).
+func TestProposalCapAcrossReplicas(t *testing.T) {
+	w := newWorld(t, 1000)
+	apps := w.replicaApps(t, 2)
+	a := w.citizens(t, 1)[0]
+	statuses := parallel(12, func(i int) testkit.Response {
+		return testkit.Do(t, apps[i%2], testkit.Request{Method: http.MethodPost, Path: "/api/world/governance/propose",
+			Body: map[string]any{"title": "Quiet garden", "body": "Hush.", "type": "standard"}, Headers: a.Headers()})
+	})
+	if statuses[201] != 3 || statuses[429] != 9 {
+		t.Fatalf("§7 twelve proposals of one citizen over two replicas: %v, want 3×201 and 9×429", statuses)
+	}
+	for i, app := range apps {
+		r := testkit.Do(t, app, testkit.Request{Method: http.MethodGet, Path: "/api/world/governance/proposals?limit=100"})
+		mine := 0
+		for _, x := range r.Body["proposals"].([]any) {
+			if x.(map[string]any)["proposed_by"] == a.ID {
+				mine++
+			}
+		}
+		if mine != 3 {
+			t.Fatalf("§7 replica %d lists %d of the citizen's proposals, want 3: %s", i, mine, r.Raw)
+		}
+	}
+}
