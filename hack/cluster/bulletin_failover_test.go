@@ -38,8 +38,10 @@ func envInt(t *testing.T, name string, def int) int {
 // Last-Event-ID on another reader, while WRITES announcements (5,000)
 // are posted; the leading aggregator is killed (SIGKILL) at 30% and again
 // at 70% of the writes, one reader at 50%. Every follower sees every item
-// of the stored feed exactly once, in its order. Each failover's time
-// (the kill to another replica leading) is logged.
+// of the stored feed exactly once, in its order, and the bulletin's
+// population and claimed plots equal what identity and plots-storage
+// store of the citizens registered meanwhile. Each failover's time (the
+// kill to another replica leading) is logged.
 func TestBulletinFailoverUnderLoad(t *testing.T) {
 	followers := envInt(t, "FOLLOWERS", 6)
 	writes := envInt(t, "WRITES", 600)
@@ -112,6 +114,17 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 		}()
 	}
 
+	// citizens with plots, one per 100 writes, for the counters' check
+	reg := &registrar{front: c.URL}
+	citizens := max(3, writes/100)
+	writing.Add(1)
+	go func() {
+		defer writing.Done()
+		if err := reg.run(ctx, "failover", citizens); err != nil {
+			t.Error(err)
+		}
+	}()
+
 	var failovers []time.Duration
 	aggs := func() []*Replica { rs, _ := c.Replicas("bulletin-aggregator"); return rs }
 	waitFor := func(share float64) {
@@ -180,6 +193,7 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 	if len(want) < writes {
 		t.Fatalf("the stored feed holds %d items after the marks, want at least the %d posted", len(want), writes)
 	}
+	checkCounters(t, c.URL, reg.done)
 	cancel()
 	following.Wait()
 	sessions, refused := 0, 0
