@@ -127,3 +127,37 @@ func TestMarkReadAcrossReplicas(t *testing.T) {
 		}
 	}
 }
+
+// §8's commons spacing and the ambassador's inbox cap hold across
+// replicas: ten posts of one citizen at once over two replicas store one
+// (the rest are inside the 10 s spacing), and six inbox messages at once
+// store one (one a day): each takes its slot by an insert under a unique
+// key, so the loser of a race decides again on the winner's post.
+func TestCommonsSpacingAndInboxCapAcrossReplicas(t *testing.T) {
+	w := newWorld(t)
+	apps := w.replicaApps(t, 2)
+	alice := w.citizen("alice")
+	race := func(n int, path string, body map[string]any) map[int]int {
+		var mu sync.Mutex
+		statuses := map[int]int{}
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := testkit.Do(t, apps[i%2], testkit.Request{Method: http.MethodPost, Path: path, Body: body, Headers: alice.Headers()})
+				mu.Lock()
+				statuses[r.Status]++
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		return statuses
+	}
+	if s := race(10, "/api/world/commons/general", post("at once")); s[201] != 1 || s[429] != 9 {
+		t.Fatalf("§8 ten commons posts over two replicas: %v, want one 201 and nine 429", s)
+	}
+	if s := race(6, "/api/world/inbox", inbox("security")); s[201] != 1 || s[429] != 5 {
+		t.Fatalf("§8 six inbox messages over two replicas: %v, want one 201 and five 429", s)
+	}
+}
