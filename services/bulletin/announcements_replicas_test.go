@@ -1,15 +1,22 @@
 package bulletin_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/bulletin"
+	"sharedworld.dev/services/bulletin/internal/app"
+	"sharedworld.dev/services/bulletin/internal/domain"
+	"sharedworld.dev/services/bulletin/internal/store"
 )
 
 // One pinned announcement at a time, across replicas (CONTRACT §6: pinning
@@ -58,5 +65,31 @@ func TestOnePinnedAnnouncementAcrossReplicas(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("round %d: %d announcements pinned at once, want 1", round, n)
 		}
+	}
+}
+
+// An unpinned post moves no pin, so it does not wait for the pin lock:
+// with the lock held by another replica (taken as of an hour ahead, so
+// it stays held however slow the machine), a reader still posts unpinned
+// announcements, while a pinned post waits for the lock until its
+// request's deadline.
+func TestUnpinnedPostsDoNotWaitForThePinLock(t *testing.T) {
+	kit := testkit.New(t)
+	r := startReplica(t, kit, bulletin.RoleReader, "reader-1")
+	held, err := store.NewLeases(kit.ReplicaDB(), "pin-moves").Take(kit.Ctx(), "a stuck replica", time.Now().Add(time.Hour))
+	if err != nil || held.Holder != "a stuck replica" {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		resp := testkit.Do(t, r.app, testkit.Request{Method: http.MethodPost, Path: "/api/admin/announcements",
+			Body: map[string]any{"title": fmt.Sprintf("unpinned %d", i), "content": "x", "pinned": false}, Headers: ambassador})
+		resp.ExpectStatus(t, http.StatusCreated)
+	}
+	ctx, cancel := context.WithTimeout(kit.Ctx(), 200*time.Millisecond)
+	defer cancel()
+	_, err = app.NewAnnouncements(store.NewAnnouncements(kit.ReplicaDB(), nil), &app.MoveLock{Store: store.NewLeases(kit.ReplicaDB(), "pin-moves")}, clock.System{}).
+		Post(ctx, domain.AnnouncementDraft{Title: "pinned", Content: "x"})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a pinned post while another holds the pin lock: %v, want it to wait until its deadline", err)
 	}
 }

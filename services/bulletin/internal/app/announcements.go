@@ -26,16 +26,20 @@ func NewAnnouncements(repo domain.AnnouncementRepository, moves *MoveLock, clk c
 // Post publishes a new announcement, pinned unless the draft says
 // pinned: false; a pinned post unpins the one pinned before. The unpins are
 // written first: if the request fails half way, nothing is pinned twice,
-// and repeating the request finishes the job.
+// and repeating the request finishes the job. An unpinned post moves no
+// pin, so it takes no lock: posts do not queue behind each other across
+// replicas.
 func (a *Announcements) Post(ctx context.Context, draft domain.AnnouncementDraft) (domain.Announcement, error) {
 	if err := draft.Validate(); err != nil {
 		return domain.Announcement{}, err
 	}
-	unlock, err := a.pinMoves.Lock(ctx)
-	if err != nil {
-		return domain.Announcement{}, err
+	if draft.Pins() {
+		unlock, err := a.pinMoves.Lock(ctx)
+		if err != nil {
+			return domain.Announcement{}, err
+		}
+		defer unlock()
 	}
-	defer unlock()
 	pinnedNow, err := a.repo.Pinned(ctx)
 	if err != nil {
 		return domain.Announcement{}, err
