@@ -99,7 +99,10 @@ faults fault:
 ## p50/p90/p99/max, the write → visible on the feed latency, and checks
 ## every acknowledged write; exits 1 on any error or missing write.
 ## RUNNER_ENV="K=V ..." passes settings (such as rate limits) to the runner;
-## LOAD_FLAGS= more flags (go run ./hack/cmd/load -help)
+## LOAD_FLAGS= more flags (go run ./hack/cmd/load -help), e.g.
+## LOAD_FLAGS="-open-loop 50,100,200,400 -step 10s" for the saturation
+## curve: writes arriving at each rate in turn, latency from the intended
+## send time, achieved writes/s, p50/p99 per kind and the runner's CPU
 AGENTS ?= 100
 DURATION ?= 30s
 THINK ?= 1s

@@ -31,6 +31,8 @@ type Client struct {
 	HTTP *http.Client
 	// Rec receives every answer (nil: none are recorded).
 	Rec *Recorder
+	// Observe, when set, hears every answer with its route.
+	Observe func(route string, a Answer)
 
 	anonymous *client.Client
 }
@@ -94,6 +96,17 @@ type Answer struct {
 	Latency time.Duration
 	// At is when the answer arrived.
 	At time.Time
+	// RetryAfter is the answer's Retry-After header.
+	RetryAfter string
+}
+
+type intendedKey struct{}
+
+// Intended marks ctx's requests as meant to be sent at t: their latency is
+// counted from t, not from when they left, so that a generator or a client
+// falling behind does not hide the world's stall (open-loop runs).
+func Intended(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, intendedKey{}, t)
 }
 
 // Register makes a key pair and has the development identity provider
@@ -122,12 +135,21 @@ func (c *Client) Do(ctx context.Context, a *Agent, route, method, pathAndQuery s
 		api = a.api
 	}
 	start := time.Now()
+	if t, ok := ctx.Value(intendedKey{}).(time.Time); ok {
+		start = t
+	}
 	got, err := api.Exchange(ctx, method, pathAndQuery, body)
 	ans := Answer{Status: got.Status, Err: err, At: time.Now()}
+	if got.Header != nil {
+		ans.RetryAfter = got.Header.Get("Retry-After")
+	}
 	_ = json.Unmarshal(got.Body, &ans.Body)
 	ans.Latency = ans.At.Sub(start)
 	if c.Rec != nil && route != "" && ctx.Err() == nil {
 		c.Rec.Note(route, ans, refusals)
+	}
+	if c.Observe != nil && route != "" {
+		c.Observe(route, ans)
 	}
 	return ans
 }

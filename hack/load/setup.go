@@ -22,7 +22,10 @@ type Setup struct {
 	AllowRemote bool
 	Keep        bool
 	RunnerEnv   envList
-	Config      Config
+	// RunnerBin, when set, is the runner to start instead of a fresh build
+	// (another build, to measure two one after the other).
+	RunnerBin string
+	Config    Config
 
 	Runner  *crash.Runner
 	DataDir string
@@ -45,6 +48,7 @@ func (s *Setup) Flags(fs *flag.FlagSet, def Config) {
 	fs.StringVar(&s.URL, "url", "", "drive the world at this base URL (default: build and start a fresh local runner on a free port and a temporary data directory)")
 	fs.BoolVar(&s.AllowRemote, "allow-remote", false, "allow a -url that is not a loopback address")
 	fs.BoolVar(&s.Keep, "keep", false, "keep the fresh runner's data directory and log")
+	fs.StringVar(&s.RunnerBin, "runner", "", "start this runner binary instead of building one (e.g. another commit's, to compare)")
 	fs.Var(&s.RunnerEnv, "runner-env", "KEY=VALUE added to the fresh runner's environment (repeatable), e.g. its rate limits")
 	fs.IntVar(&s.Config.Agents, "agents", def.Agents, "simulated agents, each with its own certificate")
 	fs.DurationVar(&s.Config.Duration, "duration", def.Duration, "how long the mix runs once the agents have arrived")
@@ -79,9 +83,11 @@ func (s *Setup) Open(ctx context.Context, logf func(string, ...any)) (*Client, e
 		return nil, err
 	}
 	s.dir, s.DataDir = dir, filepath.Join(dir, "data")
-	bin, err := crash.Build(ctx, dir)
-	if err != nil {
-		return nil, err
+	bin := s.RunnerBin
+	if bin == "" {
+		if bin, err = crash.Build(ctx, dir); err != nil {
+			return nil, err
+		}
 	}
 	log, err := os.Create(filepath.Join(dir, "runner.log"))
 	if err != nil {

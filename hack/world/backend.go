@@ -42,7 +42,12 @@ func startBackend(ctx context.Context, cfg Config, log *slog.Logger) (b *platfor
 		}
 		cfg.MongoURI, mode = mongo.URI, mongox.Exclusive
 	}
-	client, err := mongox.Connect(ctx, cfg.MongoURI)
+	var dial []mongox.Option
+	if mongo != nil {
+		// the process's writes queue in the process, not in SQLite's busy sleeps
+		dial = append(dial, mongox.Dialer(mongo.Writes))
+	}
+	client, err := mongox.Connect(ctx, cfg.MongoURI, dial...)
 	if err != nil {
 		return nil, cfg, err
 	}

@@ -24,7 +24,12 @@ type Config struct {
 	// RequestDeadline bounds each request's database operations (see
 	// config.Common): a hung database answers 503 after this long.
 	RequestDeadline time.Duration `env:"WORLD_REQUEST_DEADLINE" envDefault:"5s"`
-	AgentIDPrefix   string        `env:"WORLD_AGENT_ID_PREFIX" envDefault:"emb"`
+	// WritesInFlight and WriteWait bound the writes handled at once and a
+	// write's wait for a turn (see config.Common): past them a write is
+	// refused at once with 503 and Retry-After.
+	WritesInFlight int           `env:"WORLD_WRITES_IN_FLIGHT" envDefault:"32"`
+	WriteWait      time.Duration `env:"WORLD_WRITE_WAIT" envDefault:"250ms"`
+	AgentIDPrefix  string        `env:"WORLD_AGENT_ID_PREFIX" envDefault:"emb"`
 	// FrontDoor "off" turns the bulletin's front door off (see config.Common).
 	FrontDoor config.Switch `env:"WORLD_FRONT_DOOR" envDefault:"on"`
 	// RequireSignatures makes X-Agent-Signature mandatory on authenticated requests.

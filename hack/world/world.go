@@ -59,6 +59,7 @@ func (c Config) common() config.Common {
 		AmbassadorToken: c.AmbassadorToken, AgentIDPrefix: c.AgentIDPrefix, RequireSignatures: c.RequireSignatures,
 		DevIDP: true, RevocationRefreshSec: 10, DataDir: c.DataDir, RateLimits: c.RateLimits,
 		ClientIPHeader: c.ClientIPHeader, LoopbackSourcesUnlimited: true, FrontDoor: c.FrontDoor,
+		WritesInFlight: c.WritesInFlight, WriteWait: c.WriteWait,
 	}
 }
 

@@ -114,6 +114,12 @@ type Common struct {
 	// to other services: a hung database answers 503 with Retry-After
 	// after this long (zero: the kit's default, 5 s).
 	RequestDeadline time.Duration `env:"WORLD_REQUEST_DEADLINE" envDefault:"5s"`
+	// WritesInFlight bounds the write requests a process handles at once,
+	// and WriteWait how long a write may wait for one of them from its
+	// arrival; past that it is answered 503 with Retry-After at once
+	// (httpx.Admission). Zero WritesInFlight admits every write.
+	WritesInFlight int           `env:"WORLD_WRITES_IN_FLIGHT" envDefault:"32"`
+	WriteWait      time.Duration `env:"WORLD_WRITE_WAIT" envDefault:"250ms"`
 	// DrainDelay is how long a replica told to stop (SIGTERM) stays up not
 	// ready, still answering, before it stops taking connections: the time
 	// its endpoints need to leave every load balancer (platform.Host.Drain).
@@ -177,6 +183,8 @@ func (c Common) Validate() error {
 		"WORLD_DEV_CLOCK_OFFSET must be a Go duration between 0 and 10 years, and needs WORLD_DEV_CLOCK=true, got %v", c.DevClockOffset)
 	p.Addf(c.DrainDelay < 0 || c.DrainDelay > 5*time.Minute,
 		"WORLD_DRAIN_DELAY must be between 0s and 5m (a Go duration such as 10s), got %v", c.DrainDelay)
+	p.Addf(c.WritesInFlight < 0 || c.WriteWait < 0 || c.WriteWait > 5*time.Minute,
+		"WORLD_WRITES_IN_FLIGHT must be 0 or more and WORLD_WRITE_WAIT between 0s and 5m, got %d and %v", c.WritesInFlight, c.WriteWait)
 	p.Addf(c.AccessLogSample < 1, "WORLD_ACCESS_LOG_SAMPLE must be 1 or more (1 logs every request), got %d", c.AccessLogSample)
 	p.Addf(c.RevocationRefreshSec < 1 || c.RevocationRefreshSec > 60, "WORLD_IDP_REVOCATION_REFRESH_SECONDS must be between 1 and 60, got %d", c.RevocationRefreshSec)
 	p.Addf(len(c.ProviderKeys) == 0 && c.ProviderKeysURL == "" && !c.RemoteVerify && !c.DevIDP, "set WORLD_IDP_KEYS (kid=base64key,...) or WORLD_IDP_KEYS_URL, or enable WORLD_IDP_REMOTE_VERIFY or WORLD_DEV_IDP")

@@ -20,10 +20,13 @@ import (
 
 // Mongo is a running embedded FerretDB.
 type Mongo struct {
-	URI  string
-	dir  string
-	stop context.CancelFunc
-	done chan struct{}
+	URI string
+	// Writes orders this process's write commands per database: connect
+	// with it as the driver's dialer (mongox.Dialer(m.Writes)).
+	Writes *WriteOrder
+	dir    string
+	stop   context.CancelFunc
+	done   chan struct{}
 }
 
 // StartMongo serves FerretDB with its SQLite files under dir on a free loopback port.
@@ -50,7 +53,7 @@ func StartMongo(ctx context.Context, dir string, log *slog.Logger) (*Mongo, erro
 		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	m := &Mongo{stop: cancel, done: make(chan struct{})}
+	m := &Mongo{Writes: NewWriteOrder(), stop: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(m.done)
 		_ = f.Run(rctx)

@@ -48,6 +48,12 @@ type Options struct {
 	// request this long and a 503 with Retry-After, not the driver's 30 s
 	// socket timeout.
 	Deadline time.Duration
+	// WritesInFlight bounds the write requests (not GET or HEAD) the app
+	// handles at once, and WriteWait how long after its arrival a write may
+	// wait for one of them before it is refused with 503 and Retry-After
+	// (Admission). Zero WritesInFlight admits every write.
+	WritesInFlight int
+	WriteWait      time.Duration
 	// Unmetered leaves the app's requests out of the RED metrics: an admin
 	// port's probes and scrapes would otherwise show up as a service of
 	// their own, with a steady rate that dilutes nothing and alerts on
@@ -109,6 +115,9 @@ func NewApp(o Options) *fiber.App {
 	guardServer(app.Server())
 	serverErrors(app.Server(), o.BodyLimits)
 	app.Use(requestContext(red, o.Logger, o.AccessLogSample, o.Deadline), recoverPanics(), requestShape(routes, o.BodyLimits))
+	if o.WritesInFlight > 0 {
+		app.Use(NewAdmission(o.Service, o.WritesInFlight, o.WriteWait).handler())
+	}
 	return app
 }
 
@@ -183,13 +192,13 @@ func routeLimit(limits map[string]int, method, path string) int {
 func requestContext(red *routeMetrics, base *slog.Logger, sample int, deadline time.Duration) fiber.Handler {
 	var reads atomic.Uint64
 	return func(c *fiber.Ctx) error {
-		start := time.Now()
+		start := arrival(c)
 		id := c.Get(HeaderRequestID)
 		if id == "" || len(id) > 64 {
 			id = newRequestID()
 		}
 		c.Set(HeaderRequestID, id)
-		ctx, cancel := context.WithTimeout(logging.WithRequest(c.UserContext(), base, id), deadline)
+		ctx, cancel := context.WithDeadline(logging.WithRequest(c.UserContext(), base, id), start.Add(deadline))
 		defer cancel()
 		c.SetUserContext(ctx)
 

@@ -17,15 +17,36 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/readpref"
 )
 
+// Option adjusts a client's options before Connect opens it.
+type Option func(*options.ClientOptions)
+
+// Dialer makes the client open its connections with d: the embedded
+// default's write order (embedded.WriteOrder) sees every command this way.
+//
+// It also lifts the cap on the client's connections. A write waiting in its
+// database's line keeps the driver connection it was sent on until the
+// answer comes, so under a burst of writes a capped pool could be all
+// writes in line, and reads queued for a connection behind them, up to the
+// request deadline: reads waited on writes. Uncapped, a read takes an idle
+// connection or opens one. What bounds the connections instead is what bounds the work: the
+// writes admitted per service (httpx.Admission), each request's deadline,
+// and the fixed set of background loops.
+func Dialer(d options.ContextDialer) Option {
+	return func(o *options.ClientOptions) { o.SetDialer(d).SetMaxPoolSize(0) }
+}
+
 // Connect opens a client with bounded connect, selection and socket timeouts
 // and checks the server answers.
-func Connect(ctx context.Context, uri string) (*mongo.Client, error) {
+func Connect(ctx context.Context, uri string, extra ...Option) (*mongo.Client, error) {
 	opts := options.Client().ApplyURI(uri).
 		SetConnectTimeout(10 * time.Second).
 		SetServerSelectionTimeout(5 * time.Second).
 		SetSocketTimeout(30 * time.Second).
 		SetMaxPoolSize(64).
 		SetRetryWrites(false) // FerretDB has no retryable writes; Mongo works either way
+	for _, o := range extra {
+		o(opts)
+	}
 	client, err := mongo.Connect(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to MongoDB: %w", err)

@@ -33,7 +33,7 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	checks := append(h.opts.Backend.Checks(), h.checks()...)
 	h.app = httpx.NewApp(httpx.Options{Service: name, Logger: h.log, BodyLimits: limits, AccessLogSample: cfg.AccessLogSample, Deadline: cfg.RequestDeadline,
-		NoFrontDoor: cfg.FrontDoor.Off()})
+		NoFrontDoor: cfg.FrontDoor.Off(), WritesInFlight: cfg.WritesInFlight, WriteWait: cfg.WriteWait})
 	httpx.MountHealth(h.app, checks...)
 	if cfg.AdminAddr == "" {
 		httpx.MountMetrics(h.app)

@@ -136,3 +136,23 @@ func TestIndexTendersDoNotCollide(t *testing.T) {
 		t.Fatalf("%d tends changed the garden's account %d times; want one hold each (%d), nothing given back", tenders, changes, tenders)
 	}
 }
+
+// A new planter's first planting draws its share's first grant: one write
+// of the garden's account (the grant's hold), not that and its
+// confirmation one after the other; the confirmation rides on the
+// account's next change.
+func TestFirstPlantingWritesTheGardenAccountOnce(t *testing.T) {
+	w := newWorld(t)
+	first := w.citizen("First")
+	w.write(t, first, commons, "/garden/first/0.md", []byte("seed")) // the garden's account exists
+	for i := range 3 {
+		planter := w.citizen(fmt.Sprintf("New%d", i))
+		before := gardenAccountChanges(t, w)
+		if r := w.write(t, planter, commons, fmt.Sprintf("/garden/new%d/0.md", i), []byte("seed")); r.Status != 201 {
+			t.Fatalf("first planting answered %d", r.Status)
+		}
+		if changes := gardenAccountChanges(t, w) - before; changes != 1 {
+			t.Fatalf("a first planting changed the garden's account %d times, want 1", changes)
+		}
+	}
+}

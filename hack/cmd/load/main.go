@@ -10,6 +10,13 @@
 // feed exactly once and counted by the services and the bulletin. It exits
 // 1 on any 5xx, transport error, unexpected 4xx or missing write.
 //
+// With -open-loop it runs a saturation curve instead: writes arrive at
+// each listed rate in turn (-step each), whatever the world answers, and it
+// prints per step the writes acknowledged a second, the writes shed with
+// Retry-After, p50/p99 per kind of write from the intended send time, and
+// the runner's CPU; it exits 1 on anything lost or doubled or any answer
+// outside the contract, never on timings.
+//
 // Without -url it builds and starts a fresh local runner of its own.
 package main
 
@@ -20,6 +27,8 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"time"
 
 	"sharedworld.dev/hack/load"
@@ -28,6 +37,9 @@ import (
 func main() {
 	var s load.Setup
 	s.Flags(flag.CommandLine, load.Config{Agents: 100, Duration: 30 * time.Second, Followers: -1, Ramp: -time.Second, Settle: 30 * time.Second})
+	rates := flag.String("open-loop", "", "a saturation curve instead of agents: offered writes per second per step, comma-separated (e.g. 50,100,200,400,800)")
+	step := flag.Duration("step", 10*time.Second, "how long each -open-loop rate is held")
+	citizens := flag.Int("citizens", 500, "citizens taking turns in an -open-loop run")
 	flag.Parse()
 	log.SetOutput(&load.IdleAnswers)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -36,7 +48,13 @@ func main() {
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%6.1fs  %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
 	}
-	ok, err := run(ctx, &s, logf)
+	var ok bool
+	var err error
+	if *rates != "" {
+		ok, err = openLoop(ctx, &s, *rates, *step, *citizens, logf)
+	} else {
+		ok, err = run(ctx, &s, logf)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
@@ -61,4 +79,26 @@ func run(ctx context.Context, s *load.Setup, logf func(string, ...any)) (bool, e
 		return false, err
 	}
 	return load.Print(os.Stdout, cfg, res), nil
+}
+
+func openLoop(ctx context.Context, s *load.Setup, rates string, step time.Duration, citizens int, logf func(string, ...any)) (bool, error) {
+	cfg := load.OpenLoop{Citizens: citizens, Step: step, Settle: s.Config.Settle, Out: os.Stdout, Logf: logf}
+	for _, r := range strings.Split(rates, ",") {
+		f, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
+		if err != nil || f <= 0 {
+			return false, fmt.Errorf("-open-loop: %q is not a rate", r)
+		}
+		cfg.Rates = append(cfg.Rates, f)
+	}
+	s.Config.Agents = citizens
+	defer s.Close()
+	c, err := s.Open(ctx, logf)
+	if err != nil {
+		return false, err
+	}
+	res, err := load.RunOpenLoop(ctx, c, cfg)
+	if err != nil {
+		return false, err
+	}
+	return load.PrintOpenLoop(os.Stdout, res), nil
 }

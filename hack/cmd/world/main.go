@@ -9,6 +9,7 @@ import (
 	_ "net/http/pprof" // served only when WORLD_PPROF_ADDR is set
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -26,6 +27,10 @@ func main() {
 	}
 	if cfg.PprofAddr != "" {
 		// WORLD_PPROF_ADDR=127.0.0.1:6060, then go tool pprof http://127.0.0.1:6060/debug/pprof/profile
+		// (or /block, /mutex: sampled only while profiling is asked for,
+		// since every blocking event then costs a stack walk)
+		runtime.SetBlockProfileRate(int(100 * time.Microsecond))
+		runtime.SetMutexProfileFraction(10)
 		go func() {
 			if err := http.ListenAndServe(cfg.PprofAddr, nil); err != nil {
 				log.Error("pprof listener", slog.String("error", err.Error()))
