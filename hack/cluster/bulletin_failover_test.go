@@ -180,6 +180,9 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 		if (len(stored) == len(want)+len(marks) && len(want) >= writes) || time.Now().After(deadline) {
 			break
 		}
+		if len(stored) != len(want)+len(marks) {
+			t.Logf("the stored feed holds %d items", len(stored))
+		}
 		want = map[string]bool{}
 		for _, id := range stored {
 			if !marks[id] {
@@ -194,6 +197,7 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 		time.Sleep(time.Second) // a late item's relay and apply take a moment
 	}
 	if len(want) < writes {
+		dumpElection(t, log.Name())
 		t.Fatalf("the stored feed holds %d items after the marks, want at least the %d posted", len(want), writes)
 	}
 	checkCounters(t, c.URL, reg.done)
@@ -247,7 +251,8 @@ func dumpElection(t *testing.T, path string) {
 	t.Helper()
 	b, _ := os.ReadFile(path)
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.Contains(line, "aggregator") && (strings.Contains(line, "lease") || strings.Contains(line, "lead") || strings.Contains(line, "ERROR")) {
+		if strings.Contains(line, "aggregator") && (strings.Contains(line, "lease") || strings.Contains(line, "lead") ||
+			strings.Contains(line, "afresh") || strings.Contains(line, "ERROR")) {
 			t.Log(line)
 		}
 	}

@@ -36,7 +36,20 @@ type Aggregator struct {
 	log     *slog.Logger
 	obs     Observer
 	handled atomic.Int64
+
+	// stale is set once another writer is found in the feed: memory no
+	// longer knows what is stored, so nothing more is planned on it (a
+	// change planned on it could leave a feed item out for good), and
+	// superseded is told, to end this aggregator's run.
+	stale      atomic.Bool
+	superseded func(error)
 }
+
+// OnSuperseded sets what is called (once) when the aggregator finds another
+// writer in the feed; from then on every apply fails with
+// domain.ErrFeedSeqTaken. The caller ends the run and loads a new
+// aggregator from the store.
+func (a *Aggregator) OnSuperseded(f func(error)) { a.superseded = f }
 
 // NewAggregator builds an aggregator over empty projections; Load fills them.
 func NewAggregator(world domain.WorldConfig, projections domain.ProjectionRepository, feed domain.FeedRepository, hub *Hub, log *slog.Logger, obs Observer) *Aggregator {
@@ -146,6 +159,10 @@ func (a *Aggregator) apply(ctx context.Context, evs []domain.Event) (invalid []e
 	var changes []planned
 	var unchanged []domain.Event
 	a.mu.Lock()
+	if a.stale.Load() {
+		a.mu.Unlock()
+		return nil, fmt.Errorf("aggregator memory is stale: %w", domain.ErrFeedSeqTaken)
+	}
 	for _, ev := range evs {
 		ch, err := a.proj.Plan(ev)
 		if err != nil {
@@ -214,14 +231,25 @@ func (a *Aggregator) applied(ev domain.Event, result string) {
 }
 
 // store writes the changes, retrying with backoff until they are written
-// or ctx ends. It reports, per change, whether its feed entry is stored
-// under the change's seq.
+// or ctx ends; a seq another writer took (domain.ErrFeedSeqTaken) ends it
+// at once, since no retry of this memory's plan can succeed. It reports,
+// per change, whether its feed entry is stored under the change's seq.
 func (a *Aggregator) store(ctx context.Context, changes []planned) ([]bool, error) {
 	backoff := 20 * time.Millisecond
 	for {
 		inserted, err := a.write(ctx, changes)
 		if err == nil {
 			return inserted, nil
+		}
+		if errors.Is(err, domain.ErrFeedSeqTaken) {
+			// Retrying would meet the other writer's entry again, forever:
+			// this memory is stale, and only a fresh load can go on.
+			a.log.Warn("another aggregator wrote the feed; this one stops to load the store afresh",
+				slog.String("first_event_id", changes[0].ch.EventID), slog.String("error", err.Error()))
+			if !a.stale.Swap(true) && a.superseded != nil {
+				a.superseded(err)
+			}
+			return nil, err
 		}
 		for _, p := range changes {
 			a.obs.EventFailed(p.ev.Type, "store")

@@ -69,6 +69,15 @@ func (e *LeaseElector) hold(ctx context.Context, l domain.Lease, now func() time
 	done := make(chan struct{})
 	e.Log.Info("leading the aggregator", slog.String("holder", e.Holder), slog.Int64("term", l.Term))
 	go func() { defer close(done); lead(leadCtx, l.Term) }()
+	// The watchdog ends lead LeaseRenewDeadline after the last renewal,
+	// even while a renewal hangs: the leader has stopped writing before
+	// the lease can expire and a standby take it. (It runs on the wall
+	// clock, as the renewals' own timeouts do.)
+	watchdog := time.AfterFunc(domain.LeaseRenewDeadline, func() {
+		e.Log.Warn("aggregator lease not renewed within the deadline; standing by", slog.Int64("term", l.Term))
+		cancel()
+	})
+	defer watchdog.Stop()
 	renewed := now()
 	tick := time.NewTicker(domain.LeaseRenewEvery)
 	defer tick.Stop()
@@ -84,10 +93,18 @@ func (e *LeaseElector) hold(ctx context.Context, l domain.Lease, now func() time
 			return
 		case <-tick.C:
 		}
-		at := now()
+		at, started := now(), time.Now()
 		next, err := e.take(ctx, at)
 		switch {
 		case err == nil && next.Term == l.Term:
+			if !watchdog.Stop() {
+				// it fired: lead is ending; the lease is released below
+				cancel()
+				<-done
+				e.release(next)
+				return
+			}
+			watchdog.Reset(domain.LeaseRenewDeadline - time.Since(started))
 			renewed, l = at, next
 			continue
 		case err == nil || errors.Is(err, domain.ErrLeaseHeld):
