@@ -61,8 +61,9 @@ func (e *LeaseElector) take(ctx context.Context, now time.Time) (domain.Lease, e
 }
 
 // hold runs lead under l, renews l, and ends lead when a renewal finds the
-// lease lost or none succeeded for the renew deadline: the leader stops
-// writing before the lease can expire and another replica take it.
+// lease lost or none succeeded for the renew deadline (the watchdog): the
+// leader stops writing before the lease can expire and another replica
+// take it.
 func (e *LeaseElector) hold(ctx context.Context, l domain.Lease, now func() time.Time, lead func(context.Context, int64)) {
 	leadCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -78,7 +79,6 @@ func (e *LeaseElector) hold(ctx context.Context, l domain.Lease, now func() time
 		cancel()
 	})
 	defer watchdog.Stop()
-	renewed := now()
 	tick := time.NewTicker(domain.LeaseRenewEvery)
 	defer tick.Stop()
 	for {
@@ -86,38 +86,33 @@ func (e *LeaseElector) hold(ctx context.Context, l domain.Lease, now func() time
 		case <-done:
 			e.release(l)
 			return
-		case <-ctx.Done():
-			cancel()
+		case <-tick.C:
+		}
+		if leadCtx.Err() != nil { // the watchdog, or ctx, ended it
 			<-done
 			e.release(l)
 			return
-		case <-tick.C:
 		}
 		at, started := now(), time.Now()
-		next, err := e.take(ctx, at)
+		next, err := e.take(leadCtx, at)
 		switch {
 		case err == nil && next.Term == l.Term:
 			if !watchdog.Stop() {
-				// it fired: lead is ending; the lease is released below
-				cancel()
+				// it fired meanwhile: lead is ending
 				<-done
 				e.release(next)
 				return
 			}
 			watchdog.Reset(domain.LeaseRenewDeadline - time.Since(started))
-			renewed, l = at, next
-			continue
+			l = next
 		case err == nil || errors.Is(err, domain.ErrLeaseHeld):
 			e.Log.Warn("aggregator lease lost; standing by", slog.Int64("term", l.Term))
-		case at.Sub(renewed) < domain.LeaseRenewDeadline:
+			cancel()
+			<-done
+			return
+		case leadCtx.Err() == nil:
 			e.Log.Warn("aggregator lease: renewal failed", slog.String("error", err.Error()))
-			continue
-		default:
-			e.Log.Warn("aggregator lease not renewed within the deadline; standing by", slog.Int64("term", l.Term))
 		}
-		cancel()
-		<-done
-		return
 	}
 }
 
