@@ -1,7 +1,6 @@
 package httpx_test
 
 import (
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -21,13 +20,7 @@ import (
 func TestFullServerDateIsCurrent(t *testing.T) {
 	a := httpx.NewApp(httpx.Options{Service: "datetest", NoFrontDoor: true})
 	a.Get("/ok", func(c *fiber.Ctx) error { return httpx.OK(c, 200, nil) })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = a.Listener(ln) }()
-	t.Cleanup(func() { _ = a.Shutdown() })
-	url := "http://" + ln.Addr().String() + "/ok"
+	url := "http://" + serve(t, a) + "/ok"
 	for _, into := range []time.Duration{950, 100, 300, 500, 700, 850} {
 		now := time.Now()
 		next := now.Truncate(time.Second).Add(time.Second)

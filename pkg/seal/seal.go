@@ -2,9 +2,10 @@
 // never keeps (continuity backups, CONTRACT §4; direct messages, §8):
 // Argon2id stretches the passphrase with a random salt into an AES-256 key,
 // AES-GCM seals the content, bound to the record's id through the additional
-// data. Neither the passphrase nor the
-// derived key is kept; only what is needed to derive it again (the salt and the
-// cost parameters) travels with the ciphertext.
+// data. Neither the passphrase nor the derived key is stored; only what is
+// needed to derive it again (the salt and the cost parameters) travels with
+// the ciphertext. A Sealer given Keys holds derived keys in memory for a
+// while (direct messages: see Keys).
 package seal
 
 import (
@@ -13,6 +14,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"golang.org/x/crypto/argon2"
 
@@ -57,8 +59,18 @@ type Sealed struct {
 var ErrWrongKey = problem.Permission("the encryption key does not open this backup",
 	"send the same encryption_key that was used for the backup")
 
-// Sealer seals with fixed cost parameters.
-type Sealer struct{ params Params }
+// Sealer seals with fixed cost parameters, and holds derived keys a while
+// when given Keys.
+type Sealer struct {
+	params Params
+	keys   *Keys
+}
+
+// WithKeys is s holding its derived keys in k (see Keys).
+func (s Sealer) WithKeys(k *Keys) Sealer {
+	s.keys = k
+	return s
+}
 
 // New returns a sealer with the given costs; zero fields take the defaults.
 func New(p Params) Sealer {
@@ -78,11 +90,17 @@ func New(p Params) Sealer {
 // context (backup id and owner), so a record moved to another backup or
 // citizen no longer opens.
 func (s Sealer) Seal(plaintext []byte, passphrase string, aad []byte) (Sealed, error) {
-	salt := make([]byte, saltLen)
+	var salt, key []byte
+	if s.keys != nil {
+		salt, key = s.keys.forSealing(passphrase, s.params)
+	} else {
+		salt = make([]byte, saltLen)
+		_, _ = rand.Read(salt) // crypto/rand.Read never fails (Go ≥ 1.24)
+		key = derive(passphrase, salt, s.params)
+	}
 	nonce := make([]byte, nonceLen)
-	_, _ = rand.Read(salt) // crypto/rand.Read never fails (Go ≥ 1.24)
 	_, _ = rand.Read(nonce)
-	aead, err := newAEAD(derive(passphrase, salt, s.params))
+	aead, err := newAEAD(key)
 	if err != nil {
 		return Sealed{}, err
 	}
@@ -97,6 +115,11 @@ func (s Sealer) Seal(plaintext []byte, passphrase string, aad []byte) (Sealed, e
 
 // Open decrypts a sealed record; a wrong passphrase (or aad) is ErrWrongKey.
 func Open(s Sealed, passphrase string, aad []byte) ([]byte, error) {
+	return Sealer{}.Open(s, passphrase, aad)
+}
+
+// Open is the package's Open, with the key from s's Keys when it holds it.
+func (sl Sealer) Open(s Sealed, passphrase string, aad []byte) ([]byte, error) {
 	if s.KDF != KDFArgon2id {
 		return nil, fmt.Errorf("seal: unknown key derivation %q", s.KDF)
 	}
@@ -104,7 +127,13 @@ func Open(s Sealed, passphrase string, aad []byte) ([]byte, error) {
 		s.Params.MemoryKiB == 0 || s.Params.Threads == 0 {
 		return nil, errors.New("seal: malformed sealed record")
 	}
-	aead, err := newAEAD(derive(passphrase, s.Salt, s.Params))
+	var key []byte
+	if sl.keys != nil {
+		key = sl.keys.forOpening(passphrase, s.Salt, s.Params)
+	} else {
+		key = derive(passphrase, s.Salt, s.Params)
+	}
+	aead, err := newAEAD(key)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +144,11 @@ func Open(s Sealed, passphrase string, aad []byte) ([]byte, error) {
 	return plain, nil
 }
 
+// derivations counts the Argon2id derivations made (for the tests).
+var derivations atomic.Int64
+
 func derive(passphrase string, salt []byte, p Params) []byte {
+	derivations.Add(1)
 	return argon2.IDKey([]byte(passphrase), salt, p.Time, p.MemoryKiB, p.Threads, keyLen)
 }
 

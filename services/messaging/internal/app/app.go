@@ -43,7 +43,7 @@ type App struct {
 // New wires the application; sealParams are the Argon2id costs of new
 // messages (zero fields: the kit's defaults).
 func New(repos Repos, residents Residents, clk clock.Clock, sealParams seal.Params, log *slog.Logger, obs Observer) *App {
-	return &App{repos: repos, residents: residents, clock: clk, sealer: seal.New(sealParams), log: log, obs: obs}
+	return &App{repos: repos, residents: residents, clock: clk, sealer: seal.New(sealParams).WithKeys(seal.NewKeys()), log: log, obs: obs}
 }
 
 // now is the world's time as storage keeps it.

@@ -93,14 +93,14 @@ func (a *App) Messages(ctx context.Context, agentID string, box domain.Box, afte
 		p.Messages[i] = Opened{Message: m}
 	}
 	if key != "" {
-		openAll(p.Messages, key)
+		openAll(a.sealer, p.Messages, key)
 	}
 	return p, nil
 }
 
 // openAll opens the messages in parallel, one key derivation per core at a
 // time: Argon2id is meant to be costly, and a page holds up to 100.
-func openAll(ms []Opened, key string) {
+func openAll(sealer seal.Sealer, ms []Opened, key string) {
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i := range ms {
@@ -108,7 +108,7 @@ func openAll(ms []Opened, key string) {
 		sem <- struct{}{}
 		go func(o *Opened) {
 			defer func() { <-sem; wg.Done() }()
-			plain, err := seal.Open(o.Sealed, key, domain.AAD(o.ID))
+			plain, err := sealer.Open(o.Sealed, key, domain.AAD(o.ID))
 			var l domain.Letter
 			if err == nil && json.Unmarshal(plain, &l) == nil {
 				o.Letter = &l

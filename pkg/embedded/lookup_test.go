@@ -1,0 +1,87 @@
+package embedded_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+
+	"sharedworld.dev/pkg/embedded"
+)
+
+// guardedCollection is a collection of n documents {_id, version, n} on a
+// fresh embedded database.
+func guardedCollection(tb testing.TB, n int) *mongo.Collection {
+	tb.Helper()
+	ctx := context.Background()
+	m, err := embedded.StartMongo(ctx, tb.TempDir(), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(m.Stop)
+	c, err := mongo.Connect(ctx, options.Client().ApplyURI(m.URI))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = c.Disconnect(ctx) })
+	coll := c.Database("guarded").Collection("docs")
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = bson.M{"_id": fmt.Sprintf("doc-%05d", i), "version": int64(1), "n": int64(0), "pad": fmt.Sprintf("%0200d", i)}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		tb.Fatal(err)
+	}
+	return coll
+}
+
+// A filter of an _id and a guard matches by both: the guard still refuses
+// a stale version, and the right one changes exactly its document.
+func TestAGuardedFilterMatchesByIDAndGuard(t *testing.T) {
+	ctx := context.Background()
+	coll := guardedCollection(t, 50)
+	stale, err := coll.UpdateOne(ctx, bson.M{"_id": "doc-00007", "version": int64(0)}, bson.M{"$set": bson.M{"n": int64(1)}})
+	if err != nil || stale.MatchedCount != 0 {
+		t.Fatalf("a stale version matched: %+v, %v", stale, err)
+	}
+	fresh, err := coll.UpdateOne(ctx, bson.M{"_id": "doc-00007", "version": int64(1)}, bson.M{"$set": bson.M{"n": int64(1), "version": int64(2)}})
+	if err != nil || fresh.ModifiedCount != 1 {
+		t.Fatalf("the current version did not match: %+v, %v", fresh, err)
+	}
+	changed, err := coll.CountDocuments(ctx, bson.M{"n": int64(1)})
+	if err != nil || changed != 1 {
+		t.Fatalf("%d documents changed, want 1 (%v)", changed, err)
+	}
+	var d struct{ Version int64 }
+	if err := coll.FindOne(ctx, bson.M{"_id": "doc-00007", "version": int64(2)}).Decode(&d); err != nil || d.Version != 2 {
+		t.Fatalf("find by _id and version: %+v, %v", d, err)
+	}
+	if err := coll.FindOne(ctx, bson.M{"_id": "doc-00007", "version": int64(1)}).Err(); err != mongo.ErrNoDocuments {
+		t.Fatalf("find by _id and an old version: %v", err)
+	}
+}
+
+// BenchmarkGuardedUpdate: a version-guarded update ({_id, version}) of the
+// newest document of a collection of 100 and of 5,000 documents; its cost
+// should not grow with the collection.
+func BenchmarkGuardedUpdate(b *testing.B) {
+	for _, n := range []int{100, 5000} {
+		b.Run(fmt.Sprint("docs=", n), func(b *testing.B) {
+			coll := guardedCollection(b, n)
+			ctx := context.Background()
+			version := int64(1)
+			newest := fmt.Sprintf("doc-%05d", n-1) // the last in the table: a scan reads every row
+			for b.Loop() {
+				res, err := coll.UpdateOne(ctx, bson.M{"_id": newest, "version": version},
+					bson.M{"$set": bson.M{"version": version + 1}})
+				if err != nil || res.ModifiedCount != 1 {
+					b.Fatalf("%+v, %v", res, err)
+				}
+				version++
+			}
+		})
+	}
+}
