@@ -97,12 +97,20 @@ func main() {
 	}
 	fmt.Printf("writes: %d at %d/s; copies delivered %d of %d (%d missing)\n", posts, *rate, b.got.Load(), want, want-b.got.Load())
 	fmt.Printf("write → delivered: p50 %v, p99 %v, max %v\n", b.quantile(0.50), b.quantile(0.99), time.Duration(b.max.Load()))
+	fmt.Printf("of which the post's own answer: p50 %v, p99 %v, max %v\n", b.acks.quantile(0.50), b.acks.quantile(0.99), time.Duration(b.acks.max.Load()))
 	cancel()
 }
 
-// bench keeps every post's send time and a histogram of deliveries.
+// bench keeps every post's send time, a histogram of deliveries and one
+// of the posts' own answers (how much of a delivery is the write itself).
 type bench struct {
 	sent []atomic.Int64 // unix nanoseconds, by write number
+	latencies
+	acks latencies
+}
+
+// latencies is a histogram to the millisecond, up to 10 s.
+type latencies struct {
 	hist [10001]atomic.Int64
 	got  atomic.Int64
 	max  atomic.Int64
@@ -147,7 +155,7 @@ func (b *bench) follow(ctx context.Context, c *http.Client, base string, open *a
 	}
 }
 
-func (b *bench) record(d time.Duration) {
+func (b *latencies) record(d time.Duration) {
 	ms := min(max(int(d/time.Millisecond), 0), len(b.hist)-1)
 	b.hist[ms].Add(1)
 	b.got.Add(1)
@@ -156,7 +164,7 @@ func (b *bench) record(d time.Duration) {
 }
 
 // quantile is the q-quantile of the deliveries, to the millisecond.
-func (b *bench) quantile(q float64) time.Duration {
+func (b *latencies) quantile(q float64) time.Duration {
 	total := b.got.Load()
 	need := int64(q * float64(total))
 	var seen int64
@@ -181,7 +189,7 @@ func (b *bench) post(ctx context.Context, front, token string, rate int, d time.
 		wg.Add(1)
 		go func(n int) {
 			defer wg.Done()
-			body := fmt.Sprintf(`{"title":"%s%d","content":"followers bench","pinned":false}`, marker, n)
+			body := fmt.Sprintf(`{"title":"followers bench","content":"%s%d","pinned":false}`, marker, n) // the feed line carries the content
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, front+"/api/admin/announcements", strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+token)
 			req.Header.Set("Content-Type", "application/json")
@@ -192,6 +200,7 @@ func (b *bench) post(ctx context.Context, front, token string, rate int, d time.
 				return
 			}
 			resp.Body.Close()
+			b.acks.record(time.Duration(time.Now().UnixNano() - b.sent[n].Load()))
 			if resp.StatusCode != http.StatusCreated {
 				log.Printf("post %d: status %d", n, resp.StatusCode)
 			}

@@ -203,9 +203,13 @@ func (a *Aggregator) apply(ctx context.Context, evs []domain.Event) (invalid []e
 		}
 		return invalid, err
 	}
+	now := time.Now()
 	for i, p := range changes {
 		a.release(p.ch, p.seq, inserted[i])
 		a.applied(p.ev, "changed")
+		if inserted[i] {
+			a.obs.ItemDelay("stored", now.Sub(p.ch.Feed.Item.At))
+		}
 	}
 	return invalid, nil
 }

@@ -21,4 +21,7 @@ type Observer interface {
 	Leading(on bool)
 	// ReaderSettled: a reader caught up with the aggregator's head to seq.
 	ReaderSettled(seq int64)
+	// ItemDelay: a feed item reached stage ("stored" by the aggregator,
+	// "served" by a reader to its live followers) d after its write.
+	ItemDelay(stage string, d time.Duration)
 }

@@ -96,6 +96,7 @@ func (r *Reader) Sync(ctx context.Context, h domain.Head) error {
 				r.hub.Skip(s)
 			}
 			r.hub.Publish(it)
+			r.obs.ItemDelay("served", time.Since(it.Item.At))
 			at = it.Seq
 		}
 		if len(items) < catchUpChunk || items[len(items)-1].Seq >= h.Settled {

@@ -100,3 +100,15 @@ func (Observer) Leading(on bool) {
 	leading.Set(0)
 }
 func (Observer) ReaderSettled(seq int64) { readerLag.Set(float64(seq)) }
+
+func (Observer) ItemDelay(stage string, d time.Duration) {
+	itemDelay.WithLabelValues(stage).Observe(d.Seconds())
+}
+
+// itemDelay is the write → stored and write → served delay of feed items:
+// where the time of a write → visible goes.
+var itemDelay = metrics.Register(prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	Name:    "sharedworld_bulletin_item_delay_seconds",
+	Help:    "Seconds from a feed item's write to its stage: stored by the aggregator, served by a reader to its live followers.",
+	Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+}, []string{"stage"}))
