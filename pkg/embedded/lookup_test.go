@@ -2,6 +2,7 @@ package embedded_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestAGuardedFilterMatchesByIDAndGuard(t *testing.T) {
 	if err := coll.FindOne(ctx, bson.M{"_id": "doc-00007", "version": int64(2)}).Decode(&d); err != nil || d.Version != 2 {
 		t.Fatalf("find by _id and version: %+v, %v", d, err)
 	}
-	if err := coll.FindOne(ctx, bson.M{"_id": "doc-00007", "version": int64(1)}).Err(); err != mongo.ErrNoDocuments {
+	if err := coll.FindOne(ctx, bson.M{"_id": "doc-00007", "version": int64(1)}).Err(); !errors.Is(err, mongo.ErrNoDocuments) {
 		t.Fatalf("find by _id and an old version: %v", err)
 	}
 }
