@@ -358,6 +358,9 @@ func (a *Aggregator) RenderLoop(ctx context.Context) {
 func (a *Aggregator) Render() error {
 	start := time.Now()
 	a.mu.Lock()
+	// Every seq handed out so far belongs to a change committed to memory
+	// (under mu), so this rendering shows every item up to the last one.
+	covers := a.nextSeq - 1
 	doc := a.proj.Bulletin(a.world)
 	prev := a.board.Current()
 	bits, mapChanged := a.proj.Occupancy(prev == nil)
@@ -372,6 +375,7 @@ func (a *Aggregator) Render() error {
 	if err != nil {
 		return fmt.Errorf("compress bulletin: %w", err)
 	}
+	r.Covers = covers
 	if !mapChanged {
 		r.Map = prev.Map
 	} else if r.Map, err = newRendered(bits); err != nil {

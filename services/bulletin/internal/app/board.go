@@ -19,6 +19,10 @@ type Rendered struct {
 	// whole map; its JSON holds the bitmap's bytes), rebuilt only when a
 	// plot changed.
 	Map *Rendered
+	// Covers is the live stream's seq up to which every item's change is
+	// in this document (set by the aggregator; 0 where unknown): the
+	// readers' head never names items its document does not show yet.
+	Covers int64
 }
 
 // Board holds the current rendering; reads never lock.

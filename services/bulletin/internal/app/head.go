@@ -30,6 +30,8 @@ type HeadKeeper struct {
 
 	doc, mapTag string
 	lastDoc     time.Time
+	covers      int64 // the stored document's Covers
+	last        domain.Head
 }
 
 // documentInterval is the least time between two stored documents: the
@@ -77,13 +79,24 @@ func (k *HeadKeeper) keep(ctx context.Context) (wait time.Duration, err error) {
 			if err := k.Store.SaveDocument(ctx, k.Term, r.ETag, r.JSON); err != nil {
 				return 0, err
 			}
-			k.doc, k.lastDoc = r.ETag, time.Now()
+			k.doc, k.lastDoc, k.covers = r.ETag, time.Now(), r.Covers
 		}
 	}
-	h := domain.Head{Settled: k.Hub.Released(), ETag: k.doc, MapETag: k.mapTag}
+	if k.doc == "" {
+		return wait, nil // no head before this term's first document
+	}
+	// The head goes no further than the stored document shows, so that a
+	// reader, which shows the head's document before it sends the head's
+	// items, never sends an item whose change its document lacks (a board
+	// refreshing on the item would read a bulletin without it).
+	h := domain.Head{Settled: min(k.Hub.Released(), k.covers), ETag: k.doc, MapETag: k.mapTag}
+	if h == k.last {
+		return wait, nil
+	}
 	if err := k.Store.SaveHead(ctx, k.Term, h); err != nil {
 		return 0, err
 	}
+	k.last = h
 	if err := k.Signal.Send(ctx, h); err != nil && ctx.Err() == nil {
 		// readers find the stored head at their next check
 		k.Log.Warn("signal the bulletin's head", slog.String("error", err.Error()))

@@ -77,12 +77,18 @@ func (r *Reader) Run(ctx context.Context, heads <-chan domain.Head) {
 	}
 }
 
-// Sync catches up to h: the feed's items up to h.Settled into the hub, in
-// seq order, every seq missing among them skipped (below a settled seq a
-// missing one was never stored), then the document and the map h names.
+// Sync catches up to h: the document and the map h names (or newer ones),
+// then the feed's items up to h.Settled into the hub, in seq order, every
+// seq missing among them skipped (below a settled seq a missing one was
+// never stored). Document first: the head's document shows every item up
+// to its settled seq, so a client that reads the bulletin on an item finds
+// the item's change in it.
 func (r *Reader) Sync(ctx context.Context, h domain.Head) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.show(ctx, h); err != nil {
+		return err
+	}
 	for at := r.hub.Released(); at < h.Settled; at = r.hub.Released() {
 		items, err := r.feed.Since(ctx, at, catchUpChunk)
 		if err != nil {
@@ -106,7 +112,7 @@ func (r *Reader) Sync(ctx context.Context, h domain.Head) error {
 		}
 	}
 	r.obs.ReaderSettled(h.Settled)
-	return r.show(ctx, h)
+	return nil
 }
 
 // catchUpChunk is how many stored items one read of a catch-up fetches.
