@@ -26,8 +26,8 @@ type Keys struct {
 	now    func() time.Time
 
 	mu      sync.Mutex
-	sealing map[[32]byte]sealingKey // by passphrase and params
-	derived map[[32]byte]heldKey    // by passphrase, salt and params
+	sealing map[[32]byte]heldKey // by passphrase and params
+	derived map[[32]byte]heldKey // by passphrase, salt and params
 }
 
 // KeyReuse is how long one salt (one derived key) seals a passphrase's
@@ -37,19 +37,15 @@ const KeyReuse = 10 * time.Minute
 // maxKeys bounds each of the two indexes.
 const maxKeys = 4096
 
-type sealingKey struct {
+// heldKey is a derived key with the salt it was derived with.
+type heldKey struct {
 	salt, key []byte
 	made      time.Time
 }
 
-type heldKey struct {
-	key  []byte
-	made time.Time
-}
-
 // NewKeys is an empty key cache with a fresh secret.
 func NewKeys() *Keys {
-	k := &Keys{now: time.Now, sealing: map[[32]byte]sealingKey{}, derived: map[[32]byte]heldKey{}}
+	k := &Keys{now: time.Now, sealing: map[[32]byte]heldKey{}, derived: map[[32]byte]heldKey{}}
 	_, _ = rand.Read(k.secret[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
 	return k
 }
@@ -57,41 +53,52 @@ func NewKeys() *Keys {
 // forSealing is the salt and key to seal passphrase's next record with.
 func (k *Keys) forSealing(passphrase string, p Params) (salt, key []byte) {
 	id := k.index(passphrase, nil, p)
-	now := k.now()
-	k.mu.Lock()
-	s, ok := k.sealing[id]
-	k.mu.Unlock()
-	if ok && now.Sub(s.made) < KeyReuse {
-		return s.salt, s.key
+	if h, ok := k.held(k.sealing, id); ok {
+		return h.salt, h.key
 	}
 	salt = make([]byte, saltLen)
 	_, _ = rand.Read(salt)
-	key = derive(passphrase, salt, p)
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	evictOldest(k.sealing, func(s sealingKey) time.Time { return s.made })
-	k.sealing[id] = sealingKey{salt: salt, key: key, made: now}
-	evictOldest(k.derived, func(h heldKey) time.Time { return h.made })
-	k.derived[k.index(passphrase, salt, p)] = heldKey{key: key, made: now}
-	return salt, key
+	h := heldKey{salt: salt, key: derive(passphrase, salt, p), made: k.now()}
+	k.hold(k.sealing, id, h)
+	k.hold(k.derived, k.index(passphrase, salt, p), h)
+	return h.salt, h.key
 }
 
 // forOpening is the key passphrase derives with salt and p.
 func (k *Keys) forOpening(passphrase string, salt []byte, p Params) []byte {
 	id := k.index(passphrase, salt, p)
-	now := k.now()
-	k.mu.Lock()
-	h, ok := k.derived[id]
-	k.mu.Unlock()
-	if ok && now.Sub(h.made) < KeyReuse {
+	if h, ok := k.held(k.derived, id); ok {
 		return h.key
 	}
-	key := derive(passphrase, salt, p)
+	h := heldKey{salt: salt, key: derive(passphrase, salt, p), made: k.now()}
+	k.hold(k.derived, id, h)
+	return h.key
+}
+
+// held is index's key id, unless it is missing or older than KeyReuse.
+func (k *Keys) held(index map[[32]byte]heldKey, id [32]byte) (heldKey, bool) {
+	k.mu.Lock()
+	h, ok := index[id]
+	k.mu.Unlock()
+	return h, ok && k.now().Sub(h.made) < KeyReuse
+}
+
+// hold puts h in index under id, first making room in a full index: the
+// oldest goes (a scan, rare next to the derivation that came before).
+func (k *Keys) hold(index map[[32]byte]heldKey, id [32]byte, h heldKey) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	evictOldest(k.derived, func(h heldKey) time.Time { return h.made })
-	k.derived[id] = heldKey{key: key, made: now}
-	return key
+	if len(index) >= maxKeys {
+		var oldest [32]byte
+		var at time.Time
+		for i, v := range index {
+			if at.IsZero() || v.made.Before(at) {
+				oldest, at = i, v.made
+			}
+		}
+		delete(index, oldest)
+	}
+	index[id] = h
 }
 
 // index is the keyed hash naming a passphrase's key (salt nil: its
@@ -109,20 +116,4 @@ func (k *Keys) index(passphrase string, salt []byte, p Params) [32]byte {
 	var id [32]byte
 	copy(id[:], m.Sum(nil))
 	return id
-}
-
-// evictOldest makes room for one more entry in a full index: the oldest
-// goes (a scan, rare next to the derivation that follows it).
-func evictOldest[V any](m map[[32]byte]V, made func(V) time.Time) {
-	if len(m) < maxKeys {
-		return
-	}
-	var oldest [32]byte
-	var at time.Time
-	for id, v := range m {
-		if t := made(v); at.IsZero() || t.Before(at) {
-			oldest, at = id, t
-		}
-	}
-	delete(m, oldest)
 }
