@@ -66,26 +66,7 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	// Two marks, so that a page of one item has a next cursor: the point
-	// every follower starts after.
-	w0 := &writer{front: c.URL, token: token}
-	marks := map[string]bool{}
-	for _, title := range []string{"mark 1", "mark 2"} {
-		id, err := w0.post(ctx, title)
-		if err != nil {
-			t.Fatal(err)
-		}
-		marks[id] = true
-	}
-	var start string
-	deadline := time.Now().Add(30 * time.Second)
-	for start == "" {
-		if time.Now().After(deadline) {
-			t.Fatal("the marks never reached the feed")
-		}
-		start = newestCursor(t, c.URL)
-		time.Sleep(50 * time.Millisecond) // polling, with the deadline above
-	}
+	marks, start := postMarks(ctx, t, &writer{front: c.URL, token: token}, c.URL)
 
 	readers := readyReaders(c)
 	fs := make([]*follower, followers)
@@ -171,7 +152,7 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 	// (and stands still while the lease changes hands), so a pause in its
 	// growth alone does not end the wait; the deadline tells lag from loss.
 	var want map[string]bool
-	deadline = time.Now().Add(5 * time.Minute)
+	deadline := time.Now().Add(5 * time.Minute)
 	for {
 		stored, err := storedFeed(ctx, c.URL)
 		if err != nil {
@@ -228,24 +209,63 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 	}
 }
 
-// newestCursor is the cursor of the newest feed item (a page of one
-// item's next), empty while the feed holds fewer than two.
-func newestCursor(t *testing.T, base string) string {
+// postMarks posts two announcements, each once the one before is in the
+// feed, and returns their ids and the cursor of the second: the point
+// every follower starts after. Waiting for the first keeps the two in one
+// order in the stream and on the pages (two posts in flight at once may
+// reach the stream in either order, and the pages order by time), so no
+// mark comes after the start.
+func postMarks(ctx context.Context, t *testing.T, w *writer, base string) (marks map[string]bool, start string) {
 	t.Helper()
+	marks = map[string]bool{}
+	for _, title := range []string{"mark 1", "mark 2"} {
+		id, err := w.post(ctx, title)
+		if err != nil {
+			t.Fatal(err)
+		}
+		marks[id] = true
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			newest, next := newestItem(base)
+			if newest == id {
+				start = next
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never reached the feed", title)
+			}
+			time.Sleep(50 * time.Millisecond) // polling, with the deadline above
+		}
+	}
+	if start == "" {
+		t.Fatal("a page of the newest of two items has no next cursor")
+	}
+	return marks, start
+}
+
+// newestItem is the id of the newest feed item and its cursor (a page of
+// one item's next; empty while the feed holds only one item).
+func newestItem(base string) (id, cursor string) {
 	resp, err := http.Get(base + "/api/world/events?limit=1")
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	defer resp.Body.Close()
 	var page struct {
+		Events []struct {
+			ID string `json:"id"`
+		} `json:"events"`
 		Pagination struct {
 			Next *string `json:"next"`
 		} `json:"pagination"`
 	}
-	if err := jsonDecode(resp, &page); err != nil || page.Pagination.Next == nil {
-		return ""
+	if err := jsonDecode(resp, &page); err != nil || len(page.Events) == 0 {
+		return "", ""
 	}
-	return *page.Pagination.Next
+	if page.Pagination.Next != nil {
+		cursor = *page.Pagination.Next
+	}
+	return page.Events[0].ID, cursor
 }
 
 // dumpElection logs what the aggregator replicas said about their lease.

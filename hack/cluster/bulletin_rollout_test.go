@@ -42,24 +42,7 @@ func TestBulletinRolloutUnderLoad(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	w0 := &writer{front: c.URL, token: token}
-	marks := map[string]bool{}
-	for _, title := range []string{"mark 1", "mark 2"} {
-		id, err := w0.post(ctx, title)
-		if err != nil {
-			t.Fatal(err)
-		}
-		marks[id] = true
-	}
-	var start string
-	deadline := time.Now().Add(30 * time.Second)
-	for start == "" && time.Now().Before(deadline) {
-		start = newestCursor(t, c.URL)
-		time.Sleep(50 * time.Millisecond) // polling, with the deadline above
-	}
-	if start == "" {
-		t.Fatal("the marks never reached the feed")
-	}
+	marks, start := postMarks(ctx, t, &writer{front: c.URL, token: token}, c.URL)
 	fs := make([]*follower, followers)
 	var background sync.WaitGroup
 	for i := range fs {
@@ -116,7 +99,7 @@ func TestBulletinRolloutUnderLoad(t *testing.T) {
 	<-wrote
 	// let the items written during the last roll reach the followers
 	var want map[string]bool
-	deadline = time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for {
 		stored, err := storedFeed(ctx, c.URL)
 		if err != nil {

@@ -66,6 +66,12 @@ func (k *HeadKeeper) Run(ctx context.Context) {
 // then, for a document held back by documentInterval.
 func (k *HeadKeeper) keep(ctx context.Context) (wait time.Duration, err error) {
 	r := k.Board.Current()
+	if r != nil && r.ETag == k.doc {
+		// A rendering equal to the stored document shows what it shows:
+		// the changes since (a repeated announcement, say) left the
+		// document as it was, and the head may name their items.
+		k.covers = max(k.covers, r.Covers)
+	}
 	if r != nil && r.ETag != k.doc {
 		if since := time.Since(k.lastDoc); since < documentInterval {
 			wait = documentInterval - since
