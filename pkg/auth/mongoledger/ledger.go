@@ -25,6 +25,7 @@ const SignaturesCollection = "_signatures"
 type Ledger struct {
 	coll   *mongo.Collection
 	expiry *mongox.Expiry
+	group  *group
 }
 
 type signatureDoc struct {
@@ -39,20 +40,14 @@ func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Ledger, error) 
 	if err != nil {
 		return nil, fmt.Errorf("signature ledger: %w", err)
 	}
-	return &Ledger{coll: coll, expiry: exp}, nil
+	return &Ledger{coll: coll, expiry: exp, group: &group{coll: coll}}, nil
 }
 
-// FirstUse implements SignatureLedger.
+// FirstUse implements SignatureLedger. Concurrent first uses are inserted
+// together (see group).
 func (l *Ledger) FirstUse(ctx context.Context, key string, expires time.Time) (bool, error) {
 	l.expiry.Tick(time.Now())
-	_, err := l.coll.InsertOne(ctx, signatureDoc{ID: key, ExpiresAt: expires.UTC()})
-	if mongox.IsDuplicate(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("record signature: %w", err)
-	}
-	return true, nil
+	return l.group.firstUse(ctx, signatureDoc{ID: key, ExpiresAt: expires.UTC()})
 }
 
 // Sweep deletes the signatures that expired before now and says how many.

@@ -1,0 +1,92 @@
+package mongoledger_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"sharedworld.dev/pkg/auth/mongoledger"
+	"sharedworld.dev/pkg/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// TestConcurrentFirstUsesAreEachAnsweredOnce: many requests at once, some
+// presenting the same signature; every signature is a first use exactly
+// once and stored once, whatever batches the requests fell into.
+func TestConcurrentFirstUsesAreEachAnsweredOnce(t *testing.T) {
+	kit := testkit.New(t)
+	l, err := mongoledger.New(kit.Ctx(), kit.DB, kit.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keys, copies = 150, 4
+	expires := time.Now().Add(time.Minute)
+	var mu sync.Mutex
+	firsts := map[string]int{}
+	var wg sync.WaitGroup
+	for c := range copies {
+		for k := range keys {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				key := fmt.Sprintf("sig-%d", (k*7+c*31)%keys)
+				first, err := l.FirstUse(kit.Ctx(), key, expires)
+				if err != nil {
+					t.Errorf("first use of %s: %v", key, err)
+				}
+				if first {
+					mu.Lock()
+					firsts[key]++
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if len(firsts) != keys {
+		t.Errorf("%d signatures were a first use, want all %d", len(firsts), keys)
+	}
+	for key, n := range firsts {
+		if n != 1 {
+			t.Errorf("%s was a first use %d times", key, n)
+		}
+	}
+	if b := l.Batches(); b >= keys*copies {
+		t.Errorf("%d requests at once took %d inserts, want them batched", keys*copies, b)
+	} else {
+		t.Logf("%d requests at once took %d inserts", keys*copies, b)
+	}
+	stored, err := kit.DB.Collection(mongoledger.SignaturesCollection).CountDocuments(context.Background(), bson.M{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored != keys {
+		t.Errorf("stored %d signatures, want %d", stored, keys)
+	}
+}
+
+// TestABatchAnswersEachSignature: one insert of several signatures tells
+// each its own answer: new, already stored, or repeated within the batch.
+func TestABatchAnswersEachSignature(t *testing.T) {
+	kit := testkit.New(t)
+	l, err := mongoledger.New(kit.Ctx(), kit.DB, kit.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expires := time.Now().Add(time.Minute)
+	if first, err := l.FirstUse(kit.Ctx(), "old", expires); err != nil || !first {
+		t.Fatalf("first use of old: %v %v", first, err)
+	}
+	firsts, errs := l.SendBatch(kit.Ctx(), []string{"new-1", "old", "new-2", "new-1"}, expires)
+	want := []bool{true, false, true, false}
+	for i := range want {
+		if errs[i] != nil || firsts[i] != want[i] {
+			t.Errorf("signature %d: first %v err %v, want first %v", i, firsts[i], errs[i], want[i])
+		}
+	}
+}
