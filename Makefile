@@ -134,6 +134,18 @@ soak:
 attack:
 	go run ./hack/cmd/attack $(ATTACK_FLAGS)
 
+.PHONY: cluster-failover
+
+## cluster-failover: the bulletin's failover and rollout runs at full size
+## under make cluster (REPLICAS=3 of every Deployment): 20 live followers
+## moving between the readers during 5,000 writes while the leading
+## aggregator is killed twice and a reader once, then a rolling restart of
+## every Deployment under load; every follower must see every item once,
+## in order (make test-cluster runs both at a bounded size)
+cluster-failover:
+	FOLLOWERS=20 WRITES=5000 REPLICAS=3 go test -tags cluster -count=1 -timeout 90m -v \
+		-run 'TestBulletin(Failover|Rollout)UnderLoad' ./hack/cluster/
+
 .PHONY: images chart-files test-k8s operator-generate
 
 ## images: one OCI image per service of the service table plus the operator

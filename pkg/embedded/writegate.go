@@ -19,13 +19,18 @@ import (
 // replicas in processes of their own (make cluster) cannot. Through the
 // gate a guarded write is atomic across connections, as on MongoDB. Reads
 // pass side by side.
+//
+// The lock is per database: FerretDB keeps each database in a file of its
+// own, and a guarded write only ever races writes to its own collection,
+// so one service's writes (or the bulletin's lease renewals) never wait in
+// line behind another's.
 type WriteGate struct {
 	ln     net.Listener
 	target string
-	writes sync.Mutex
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	conns  map[net.Conn]struct{}
+	writes map[string]*sync.Mutex // per database
 	closed bool
 }
 
@@ -36,7 +41,7 @@ func NewWriteGate(addr, target string) (*WriteGate, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &WriteGate{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	g := &WriteGate{ln: ln, target: target, conns: map[net.Conn]struct{}{}, writes: map[string]*sync.Mutex{}}
 	g.wg.Add(1)
 	go g.serve()
 	return g, nil
@@ -158,8 +163,10 @@ func (g *WriteGate) forward(server net.Conn, msg []byte, waitFor *atomic.Pointer
 		_, err := server.Write(msg)
 		return err == nil
 	}
-	g.writes.Lock()
-	defer g.writes.Unlock()
+	db, _ := databaseOf(msg[20:]) // without $db: the lock of ""
+	lock := g.lockOf(db)
+	lock.Lock()
+	defer lock.Unlock()
 	id := int32(binary.LittleEndian.Uint32(msg[4:8]))
 	waitFor.Store(&id)
 	defer waitFor.Store(nil)
@@ -172,6 +179,18 @@ func (g *WriteGate) forward(server net.Conn, msg []byte, waitFor *atomic.Pointer
 	case <-done:
 		return false
 	}
+}
+
+// lockOf is the write lock of database db.
+func (g *WriteGate) lockOf(db string) *sync.Mutex {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	l, ok := g.writes[db]
+	if !ok {
+		l = &sync.Mutex{}
+		g.writes[db] = l
+	}
+	return l
 }
 
 // maxMessage is MongoDB's largest message (48 MB).

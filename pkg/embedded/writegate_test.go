@@ -185,3 +185,81 @@ func readWire(c net.Conn) ([]byte, error) {
 	_, err := io.ReadFull(c, msg[4:])
 	return msg, err
 }
+
+// A write to one database waits only for writes to that database: with a
+// write to "stuck" left unanswered by the server (its lock held for good),
+// a write to "free" is answered.
+func TestWriteGateLocksPerDatabase(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				for {
+					msg, err := readWire(c)
+					if err != nil {
+						return
+					}
+					if strings.Contains(string(msg), "stuck") {
+						continue // never answered: its write holds its lock
+					}
+					answer := append([]byte(nil), msg...)
+					binary.LittleEndian.PutUint32(answer[8:12], binary.LittleEndian.Uint32(msg[4:8]))
+					if _, err := c.Write(answer); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	gate, err := embedded.NewWriteGate("127.0.0.1:0", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	addr := strings.TrimSuffix(strings.TrimPrefix(gate.URI("mongodb://x/"), "mongodb://"), "/")
+	send := func(id uint32, db string, wait time.Duration) error {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		t.Cleanup(func() { c.Close() })
+		_ = c.SetDeadline(time.Now().Add(wait))
+		if _, err := c.Write(insertInto(t, id, db)); err != nil {
+			return err
+		}
+		_, err = readWire(c)
+		return err
+	}
+	if err := send(1, "stuck", 300*time.Millisecond); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the server answered a write to the stuck database: %v", err)
+	}
+	// that write holds the stuck database's lock for good
+	if err := send(2, "free", 5*time.Second); err != nil {
+		t.Fatalf("a write to another database waited for the stuck one: %v", err)
+	}
+}
+
+// insertInto is an OP_MSG {insert: "c", $db: db} with requestID id.
+func insertInto(t *testing.T, id uint32, db string) []byte {
+	t.Helper()
+	doc, err := bson.Marshal(bson.D{{Key: "insert", Value: "c"}, {Key: "$db", Value: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := make([]byte, 16, 16+5+len(doc))
+	binary.LittleEndian.PutUint32(msg[4:], id)
+	binary.LittleEndian.PutUint32(msg[12:], 2013)
+	msg = append(msg, 0, 0, 0, 0, 0)
+	msg = append(msg, doc...)
+	binary.LittleEndian.PutUint32(msg, uint32(len(msg)))
+	return msg
+}

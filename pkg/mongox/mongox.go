@@ -67,21 +67,45 @@ func Ping(client *mongo.Client) func(ctx context.Context) error {
 
 // EnsureIndexes creates the named indexes that coll lacks (run at start).
 // Existing ones are left alone: re-creating an index FerretDB already has
-// breaks its connection, and on MongoDB it is a no-op anyway.
+// breaks its connection, and on MongoDB it is a no-op anyway. Replicas
+// starting together may all find an index missing and one create it
+// before another: a creation that fails is checked against the indexes
+// listed again, and tried again (up to a few times) for those still
+// missing.
 func EnsureIndexes(ctx context.Context, coll *mongo.Collection, models ...mongo.IndexModel) error {
+	var err error
+	for attempt := range 5 {
+		var missing []mongo.IndexModel
+		if missing, err = missingIndexes(ctx, coll, models); err != nil || len(missing) == 0 {
+			return err
+		}
+		if _, err = coll.Indexes().CreateMany(ctx, missing); err == nil {
+			return nil
+		}
+		err = fmt.Errorf("create indexes on %s: %w", coll.Name(), err)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
+		}
+	}
+	return err
+}
+
+func missingIndexes(ctx context.Context, coll *mongo.Collection, models []mongo.IndexModel) ([]mongo.IndexModel, error) {
 	if len(models) == 0 {
-		return nil
+		return nil, nil
 	}
 	existing := map[string]bool{}
 	cur, err := coll.Indexes().List(ctx)
 	if err != nil {
-		return fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
+		return nil, fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
 	}
 	var specs []struct {
 		Name string `bson:"name"`
 	}
 	if err := cur.All(ctx, &specs); err != nil {
-		return fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
+		return nil, fmt.Errorf("list indexes of %s: %w", coll.Name(), err)
 	}
 	for _, s := range specs {
 		existing[s.Name] = true
@@ -92,13 +116,7 @@ func EnsureIndexes(ctx context.Context, coll *mongo.Collection, models ...mongo.
 			missing = append(missing, m)
 		}
 	}
-	if len(missing) == 0 {
-		return nil
-	}
-	if _, err := coll.Indexes().CreateMany(ctx, missing); err != nil {
-		return fmt.Errorf("create indexes on %s: %w", coll.Name(), err)
-	}
-	return nil
+	return missing, nil
 }
 
 // Index is a shorthand for an index model on keys in order (1 ascending, -1 descending).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"sharedworld.dev/pkg/events"
 	"sharedworld.dev/pkg/platform"
@@ -63,7 +64,7 @@ func CrashWhileStoring(t testing.TB, deps platform.Deps, evs []events.Event, kee
 	t.Helper()
 	ctx, crash := context.WithCancel(context.Background())
 	defer crash()
-	st, err := openStores(ctx, deps)
+	st, err := openStores(ctx, deps, RoleAll)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,4 +100,14 @@ func StoredFeed(t testing.TB, deps platform.Deps) (eventIDs []string, seqs []int
 		eventIDs, seqs = append(eventIDs, e.EventID), append(seqs, e.Seq)
 	}
 	return eventIDs, seqs
+}
+
+// WriteAsAnotherAggregator stores a feed entry under seq directly, as an
+// aggregator that has not yet noticed it lost the lease would.
+func WriteAsAnotherAggregator(t testing.TB, deps platform.Deps, seq int64, eventID string, at time.Time) {
+	t.Helper()
+	e := domain.FeedEntry{EventID: eventID, Item: domain.FeedItem{Type: domain.FeedTicket, At: at, Line: "#ticket " + eventID, ID: "about_" + eventID}}
+	if ok, err := store.NewFeed(deps.DB).Insert(context.Background(), e, seq); err != nil || !ok {
+		t.Fatalf("store %s under seq %d: inserted %v, %v", eventID, seq, ok, err)
+	}
 }

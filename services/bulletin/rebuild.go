@@ -38,7 +38,7 @@ var RebuildJob = platform.Job{
 // starts again, from its consumer group's offsets.
 func Rebuild(ctx context.Context, deps platform.Deps, opts Options) (applied int, err error) {
 	opts = opts.withDefaults()
-	st, err := openStores(ctx, deps)
+	st, err := openStores(ctx, deps, RoleAll)
 	if err != nil {
 		return 0, err
 	}
@@ -49,6 +49,11 @@ func Rebuild(ctx context.Context, deps platform.Deps, opts Options) (applied int
 		return 0, err
 	}
 	if err := st.meta.RenewEpoch(ctx); err != nil {
+		return 0, err
+	}
+	// the head names seqs of the old numbering; readers start again from
+	// the new feed when restarted
+	if err := st.renderings.Drop(ctx); err != nil {
 		return 0, err
 	}
 	founded, err := st.meta.Founded(ctx, deps.Clock.Now())

@@ -17,6 +17,7 @@ import (
 
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/bulletin"
+	"sharedworld.dev/services/bulletin/internal/app"
 )
 
 // largeDocument publishes events until the document is over 20 KB (above
@@ -54,36 +55,55 @@ func TestLargeDocumentOverASocket(t *testing.T) {
 	w := newWorld(t, bulletin.Options{})
 	w.largeDocument(t)
 	addr := strings.TrimPrefix(w.serve(t), "http://")
-	r := w.svc.Board().Current()
 
 	conn := testkit.Dial(t, addr)
-	for round := 0; round < 2; round++ {
-		resp, body := get(conn, http.MethodGet)
-		if resp.StatusCode != 200 || !bytes.Equal(body, r.JSON) || resp.Header.Get("Etag") != r.ETag ||
-			resp.Header.Get("Cache-Control") != "public, max-age=5" || resp.Header.Get("Vary") != "Accept-Encoding" ||
-			resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || resp.Header.Get("Content-Encoding") != "" {
-			t.Fatalf("GET: status %d, %d of %d bytes (equal %v), headers %v", resp.StatusCode, len(body), len(r.JSON), bytes.Equal(body, r.JSON), resp.Header)
+	// A rendering still due from the last events may replace the document
+	// during a round; such a round is tried again with the new document,
+	// while a wrong answer about an unchanged document fails at once.
+	for rounds, tries := 0, 0; rounds < 2; tries++ {
+		if tries == 10 {
+			t.Fatal("the document kept changing during every round")
 		}
-		resp, body = get(conn, http.MethodGet, "Accept-Encoding: gzip")
-		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(body, r.Gzip) {
-			t.Fatalf("GET gzip: status %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
+		r := w.svc.Board().Current()
+		if err := documentRound(conn, r); err != nil {
+			if w.svc.Board().Current() != r {
+				continue
+			}
 			t.Fatal(err)
 		}
-		if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, r.JSON) {
-			t.Fatal("the gzip body is not the document")
-		}
-		resp, body = get(conn, http.MethodHead)
-		if resp.StatusCode != 200 || resp.Header.Get("Content-Length") != strconv.Itoa(len(r.JSON)) || len(body) != 0 || resp.Header.Get("Etag") != r.ETag {
-			t.Fatalf("HEAD: status %d, Content-Length %q, %d body bytes", resp.StatusCode, resp.Header.Get("Content-Length"), len(body))
-		}
-		resp, body = get(conn, http.MethodGet, "If-None-Match: "+r.ETag)
-		if resp.StatusCode != 304 || len(body) != 0 || resp.Header.Get("Etag") != r.ETag || resp.Header.Get("Vary") != "Accept-Encoding" {
-			t.Fatalf("If-None-Match: status %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
-		}
+		rounds++
 	}
+}
+
+// documentRound asks for r four ways on conn: plain, gzip, HEAD and with
+// its ETag, and says what was wrong.
+func documentRound(conn *testkit.Conn, r *app.Rendered) error {
+	resp, body := get(conn, http.MethodGet)
+	if resp.StatusCode != 200 || !bytes.Equal(body, r.JSON) || resp.Header.Get("Etag") != r.ETag ||
+		resp.Header.Get("Cache-Control") != "public, max-age=5" || resp.Header.Get("Vary") != "Accept-Encoding" ||
+		resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || resp.Header.Get("Content-Encoding") != "" {
+		return fmt.Errorf("GET: status %d, %d of %d bytes (equal %v), headers %v", resp.StatusCode, len(body), len(r.JSON), bytes.Equal(body, r.JSON), resp.Header)
+	}
+	resp, body = get(conn, http.MethodGet, "Accept-Encoding: gzip")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(body, r.Gzip) {
+		return fmt.Errorf("GET gzip: status %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, r.JSON) {
+		return fmt.Errorf("the gzip body is not the document")
+	}
+	resp, body = get(conn, http.MethodHead)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Length") != strconv.Itoa(len(r.JSON)) || len(body) != 0 || resp.Header.Get("Etag") != r.ETag {
+		return fmt.Errorf("HEAD: status %d, Content-Length %q, %d body bytes", resp.StatusCode, resp.Header.Get("Content-Length"), len(body))
+	}
+	resp, body = get(conn, http.MethodGet, "If-None-Match: "+r.ETag)
+	if resp.StatusCode != 304 || len(body) != 0 || resp.Header.Get("Etag") != r.ETag || resp.Header.Get("Vary") != "Accept-Encoding" {
+		return fmt.Errorf("If-None-Match: status %d, %d bytes, headers %v", resp.StatusCode, len(body), resp.Header)
+	}
+	return nil
 }
 
 // TestDocumentChangesUnderConcurrentReaders: readers on keep-alive

@@ -23,7 +23,26 @@ type Settings struct {
 	MaxSubscribers   int `env:"WORLD_BULLETIN_MAX_SUBSCRIBERS" envDefault:"1000"`
 	SubscriberBuffer int `env:"WORLD_BULLETIN_SUBSCRIBER_BUFFER" envDefault:"256"`
 	HeartbeatSeconds int `env:"WORLD_BULLETIN_HEARTBEAT_SECONDS" envDefault:"15"`
+
+	// Role is all (the local runner: both roles, no election), aggregator
+	// or reader (the chart's two Deployments).
+	Role string `env:"WORLD_BULLETIN_ROLE" envDefault:"all"`
+	// Election is how aggregator replicas elect the one that leads: a
+	// lease document in the database, or a Kubernetes Lease named
+	// LeaseName in LeaseNamespace (the pod's own, from the downward API).
+	Election       string `env:"WORLD_BULLETIN_ELECTION" envDefault:"database"`
+	LeaseName      string `env:"WORLD_BULLETIN_LEASE_NAME" envDefault:"bulletin-aggregator"`
+	LeaseNamespace string `env:"WORLD_BULLETIN_LEASE_NAMESPACE"`
+	// PodName names this replica as a lease holder (default: host name
+	// and process id).
+	PodName string `env:"WORLD_POD_NAME"`
 }
+
+// The ways aggregator replicas elect their leader.
+const (
+	ElectionDatabase   = "database"
+	ElectionKubernetes = "kubernetes"
+)
 
 // Validate checks the settings at start.
 func (s Settings) Validate() error {
@@ -50,9 +69,13 @@ func (s Settings) Options() (Options, error) {
 	p.Addf(s.MaxSubscribers < 1, "WORLD_BULLETIN_MAX_SUBSCRIBERS must be at least 1, got %d", s.MaxSubscribers)
 	p.Addf(s.SubscriberBuffer < 1, "WORLD_BULLETIN_SUBSCRIBER_BUFFER must be at least 1, got %d", s.SubscriberBuffer)
 	p.Addf(s.HeartbeatSeconds < 1, "WORLD_BULLETIN_HEARTBEAT_SECONDS must be at least 1, got %d", s.HeartbeatSeconds)
+	role := Role(s.Role)
+	p.Addf(role != RoleAll && role != RoleAggregator && role != RoleReader, "WORLD_BULLETIN_ROLE must be all, aggregator or reader, got %q", s.Role)
+	p.Addf(s.Election != ElectionDatabase && s.Election != ElectionKubernetes, "WORLD_BULLETIN_ELECTION must be database or kubernetes, got %q", s.Election)
+	p.Addf(s.Election == ElectionKubernetes && s.LeaseNamespace == "", "WORLD_BULLETIN_LEASE_NAMESPACE must be set for WORLD_BULLETIN_ELECTION=kubernetes")
 	if err := p.Err(); err != nil {
 		return Options{}, fmt.Errorf("bulletin settings: %w", err)
 	}
 	return Options{World: world, MaxSubscribers: s.MaxSubscribers, SubscriberBuffer: s.SubscriberBuffer,
-		Heartbeat: time.Duration(s.HeartbeatSeconds) * time.Second}, nil
+		Heartbeat: time.Duration(s.HeartbeatSeconds) * time.Second, Role: role, Holder: s.PodName}, nil
 }

@@ -119,7 +119,10 @@ func gardenPath(i int) string { return fmt.Sprintf("/garden/ada/%05d.md", i) }
 // of the last item read and resumes from it whenever its connection ends,
 // whether it left (at a random moment) or the server ended the stream.
 type resumingReader struct {
-	base     string
+	base string
+	// bases, when set, are readers of one world: each connection goes to
+	// one of them at random.
+	bases    []string
 	want     int
 	rng      *rand.Rand
 	resp     *http.Response
@@ -133,7 +136,11 @@ type resumingReader struct {
 
 func (r *resumingReader) connect(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.base+"/api/world/events", nil)
+	base := r.base
+	if len(r.bases) > 0 {
+		base = r.bases[r.rng.Intn(len(r.bases))]
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/world/events", nil)
 	req.Header.Set("Accept", "text/event-stream")
 	if r.last != "" {
 		req.Header.Set("Last-Event-ID", r.last)

@@ -5,6 +5,7 @@ import (
 
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/platform"
+	"sharedworld.dev/services/bulletin/internal/kube"
 )
 
 // Unit declares the bulletin to a host (its binary or the local runner),
@@ -13,9 +14,19 @@ var Unit = platform.Unit{
 	Name:  "bulletin",
 	Check: func() error { _, err := settingsOptions(); return err },
 	Build: func(ctx context.Context, env platform.Env) (platform.Service, error) {
-		opts, err := settingsOptions()
+		set, err := config.Load[Settings]()
 		if err != nil {
 			return nil, err
+		}
+		opts, err := set.Options()
+		if err != nil {
+			return nil, err
+		}
+		if opts.Role == RoleAggregator && set.Election == ElectionKubernetes {
+			opts = opts.withDefaults()
+			if opts.Elector, err = kube.InCluster(set.LeaseNamespace, set.LeaseName, opts.Holder, env.Deps.Logger); err != nil {
+				return nil, err
+			}
 		}
 		s, err := New(ctx, env.Deps, opts)
 		if err != nil {

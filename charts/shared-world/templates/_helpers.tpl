@@ -129,8 +129,8 @@ then what the service's own template adds (sw.env.<name>).
       name: {{ include "sw.secretName" $root }}
       key: {{ $root.Values.secrets.keys.providerKeys }}
       optional: true
-{{- include (printf "sw.env.%s" .name) $root }}
-{{- with (index $root.Values.services .name).extraEnv }}
+{{- include (printf "sw.env.%s" (.component | default .name)) $root }}
+{{- with (.values | default (index $root.Values.services .name)).extraEnv }}
 {{ toYaml . }}
 {{- end }}
 {{- end }}
@@ -157,8 +157,13 @@ defaults.podLabels (which never replace the chart's own).
 {{/* The pod-level settings every pod shares (dict root, service, component). */}}
 {{- define "sw.podCommon" -}}
 {{- $root := .root }}
+{{- if .serviceAccount }}
+serviceAccountName: {{ .serviceAccount }}
+automountServiceAccountToken: true
+{{- else }}
 serviceAccountName: {{ include "sw.fullname" .root }}
 automountServiceAccountToken: false
+{{- end }}
 enableServiceLinks: false
 {{- with .root.Values.imagePullSecrets }}
 imagePullSecrets:

@@ -11,41 +11,49 @@ its requests; the kubelet kills it when the grace period ends).
 {{- end }}
 
 {{/*
-One service of the world (dict root, name): its Deployment, Service,
-HorizontalPodAutoscaler and PodDisruptionBudget. The bulletin is a single
-replica (or none, while its projections are rebuilt): no autoscaler, and a
-rollout stops the old pod first.
+One workload of the world (dict root, name; optional component, values,
+serviceAccount, admin): its Deployment, Service, HorizontalPodAutoscaler
+(when its values enable autoscaling) and PodDisruptionBudget. name is the
+service (its image, binary and settings); component names the workload
+when a service runs as several (the bulletin's readers are "bulletin",
+its aggregator "bulletin-aggregator", with values
+services.bulletin.aggregator). Every Deployment rolls by starting a new
+pod before stopping an old one (maxUnavailable 0): none is ever short of
+its ready replicas during a rollout. admin: the pods serve no public
+route, only health and metrics.
 */}}
 {{- define "sw.workload" -}}
 {{- include "sw.checks" .root }}
 {{- $root := .root }}
 {{- $name := .name }}
-{{- $v := index $root.Values.services $name }}
-{{- $single := eq $name "bulletin" }}
-{{- $hpa := and (not $single) $v.autoscaling.enabled }}
+{{- $component := .component | default .name }}
+{{- $v := .values | default (index $root.Values.services $name) }}
+{{- $hpa := and $v.autoscaling $v.autoscaling.enabled }}
 {{- $replicas := int $v.replicas }}
 {{- if $hpa }}{{ $replicas = int $v.autoscaling.minReplicas }}{{ end }}
-{{- $full := include "sw.component" . }}
-{{- $pod := dict "root" $root "service" $name "component" $name }}
+{{- $full := include "sw.component" (dict "root" $root "name" $component) }}
+{{- $sel := dict "root" $root "name" $component }}
+{{- $pod := dict "root" $root "service" $name "component" $component "serviceAccount" .serviceAccount }}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: {{ $full }}
   labels:
     {{- include "sw.labels" $root | nindent 4 }}
-    app.kubernetes.io/component: {{ $name }}
+    app.kubernetes.io/component: {{ $component }}
 spec:
-  {{- if $single }}
-  replicas: {{ $v.replicas }}
-  strategy:
-    type: Recreate
-  {{- else if not $hpa }}
+  {{- if not $hpa }}
   replicas: {{ $v.replicas }}
   {{- end }}
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxUnavailable: 0
+      maxSurge: 1
   revisionHistoryLimit: 5
   selector:
     matchLabels:
-      {{- include "sw.selector" . | nindent 6 }}
+      {{- include "sw.selector" $sel | nindent 6 }}
   template:
     metadata:
       labels:
@@ -71,7 +79,7 @@ spec:
           envFrom:
             {{- include "sw.envFrom" . | nindent 12 }}
           env:
-            {{- include "sw.env" . | nindent 12 }}
+            {{- include "sw.env" (dict "root" $root "name" $name "component" $component "values" $v) | nindent 12 }}
           startupProbe:
             httpGet: {path: /healthz, port: admin}
             periodSeconds: 2
@@ -96,11 +104,11 @@ metadata:
   name: {{ $full }}
   labels:
     {{- include "sw.labels" $root | nindent 4 }}
-    app.kubernetes.io/component: {{ $name }}
+    app.kubernetes.io/component: {{ $component }}
 spec:
   type: {{ $root.Values.service.type }}
   selector:
-    {{- include "sw.selector" . | nindent 4 }}
+    {{- include "sw.selector" $sel | nindent 4 }}
   ports:
     - name: http
       port: {{ $root.Values.service.port }}
@@ -115,17 +123,17 @@ metadata:
   name: {{ $full }}
   labels:
     {{- include "sw.labels" $root | nindent 4 }}
-    app.kubernetes.io/component: {{ $name }}
+    app.kubernetes.io/component: {{ $component }}
 spec:
   {{- /* A budget a single pod (or minAvailable as many as there are) cannot meet would block every node drain. */}}
-  {{- if or $single (and (not (kindIs "string" $v.minAvailable)) (le $replicas (int $v.minAvailable))) (le $replicas 1) }}
+  {{- if or (and (not (kindIs "string" $v.minAvailable)) (le $replicas (int $v.minAvailable))) (le $replicas 1) }}
   maxUnavailable: 1
   {{- else }}
   minAvailable: {{ $v.minAvailable }}
   {{- end }}
   selector:
     matchLabels:
-      {{- include "sw.selector" . | nindent 6 }}
+      {{- include "sw.selector" $sel | nindent 6 }}
 {{- if $hpa }}
 ---
 apiVersion: autoscaling/v2
@@ -134,7 +142,7 @@ metadata:
   name: {{ $full }}
   labels:
     {{- include "sw.labels" $root | nindent 4 }}
-    app.kubernetes.io/component: {{ $name }}
+    app.kubernetes.io/component: {{ $component }}
 spec:
   scaleTargetRef:
     apiVersion: apps/v1
@@ -152,7 +160,7 @@ spec:
 {{- end }}
 {{- if $root.Values.networkPolicy.enabled }}
 ---
-{{ include "sw.networkPolicy" (dict "root" $root "name" $name "api" true) }}
+{{ include "sw.networkPolicy" (dict "root" $root "name" $component "api" (not .admin) "admin" .admin "kubeAPI" .kubeAPI) }}
 {{- end }}
 {{- end }}
 
@@ -177,6 +185,7 @@ spec:
       {{- include "sw.selector" . | nindent 6 }}
   policyTypes: [Ingress, Egress]
   ingress:
+  {{- if or .api .admin }}
   {{- if .api }}
     - ports:
         - port: http
@@ -198,6 +207,7 @@ spec:
             matchLabels:
               {{- include "sw.selector" (dict "root" $root "name" "helm-test") | nindent 14 }}
         {{- end }}
+  {{- end }}
     - ports:
         - port: admin
       from:
@@ -229,6 +239,12 @@ spec:
         - podSelector:
             matchLabels:
               {{- include "sw.selector" (dict "root" $root "name" "identity") | nindent 14 }}
+    {{- with .kubeAPI }}
+    - ports:
+      {{- range . }}
+        - port: {{ . }}
+      {{- end }}
+    {{- end }}
     {{- with $np.extraEgress }}
     {{- toYaml . | nindent 4 }}
     {{- end }}

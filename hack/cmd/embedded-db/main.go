@@ -12,6 +12,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
+	_ "net/http/pprof" // served only when EMBEDDED_DB_PPROF_ADDR is set
 	"net/url"
 	"os"
 	"os/signal"
@@ -23,6 +25,12 @@ import (
 func main() {
 	dir := flag.String("dir", ".data/mongo", "directory of the database's SQLite files")
 	flag.Parse()
+	if addr := os.Getenv("EMBEDDED_DB_PPROF_ADDR"); addr != "" {
+		// to see where a shared world's database spends its time:
+		// EMBEDDED_DB_PPROF_ADDR=127.0.0.1:6061, then go tool pprof
+		// http://127.0.0.1:6061/debug/pprof/profile
+		go func() { fmt.Fprintln(os.Stderr, "embedded-db: pprof:", http.ListenAndServe(addr, nil)) }()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	m, err := embedded.StartMongo(ctx, *dir, nil)

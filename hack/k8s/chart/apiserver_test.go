@@ -48,7 +48,7 @@ func TestAPIServerAcceptsTheChart(t *testing.T) {
 // The chart installed on a real API server (no controllers: nothing runs,
 // the objects are stored): generated keys are kept and pod templates do not
 // change on an upgrade that changes nothing (issue 23, items 7 and 8); the
-// bulletin rebuild is refused while a bulletin pod exists and runs once it
+// bulletin rebuild is refused while an aggregator pod exists and runs once it
 // is gone (item 5); and every object of a release with the longest name
 // Helm accepts is valid (item 4).
 func TestChartOnACluster(t *testing.T) {
@@ -87,18 +87,18 @@ func TestChartOnACluster(t *testing.T) {
 		t.Errorf("a new ambassador token kept checksum/secret:\n%s", got)
 	}
 
-	// A bulletin pod is up (as kwok or a kubelet would have it): no rebuild.
-	c.Kubectl(t, bulletinPod, "-n", "world", "apply", "-f", "-")
-	rebuild := []string{"upgrade", "w", chart, "-n", "world", "--reuse-values", "--set", "services.bulletin.replicas=0", "--set", "bulletinRebuild.enabled=true"}
-	if out, err := helmRun(rebuild...); err == nil || !strings.Contains(err.Error(), "the bulletin pod w-shared-world-bulletin-x still exists") {
-		t.Fatalf("a rebuild beside a bulletin pod: %v\n%s", err, out)
+	// An aggregator pod is up (as kwok or a kubelet would have it): no rebuild.
+	c.Kubectl(t, aggregatorPod, "-n", "world", "apply", "-f", "-")
+	rebuild := []string{"upgrade", "w", chart, "-n", "world", "--reuse-values", "--set", "services.bulletin.aggregator.replicas=0", "--set", "bulletinRebuild.enabled=true"}
+	if out, err := helmRun(rebuild...); err == nil || !strings.Contains(err.Error(), "the aggregator pod w-shared-world-bulletin-aggregator-x still exists") {
+		t.Fatalf("a rebuild beside an aggregator pod: %v\n%s", err, out)
 	}
 	if got := c.Kubectl(t, "", "-n", "world", "get", "jobs", "-o", "name"); strings.TrimSpace(got) != "" {
 		t.Errorf("jobs after the refusal: %s", got)
 	}
-	c.Kubectl(t, "", "-n", "world", "delete", "pod", "w-shared-world-bulletin-x", "--wait=true")
+	c.Kubectl(t, "", "-n", "world", "delete", "pod", "w-shared-world-bulletin-aggregator-x", "--wait=true")
 	if out, err := helmRun(rebuild...); err != nil {
-		t.Fatalf("the rebuild with the bulletin gone: %v\n%s", err, out)
+		t.Fatalf("the rebuild with the aggregator gone: %v\n%s", err, out)
 	}
 	if got := c.Kubectl(t, "", "-n", "world", "get", "jobs", "-l", "app.kubernetes.io/component=bulletin-rebuild", "-o", "name"); !strings.Contains(got, "bulletin-rebuild") {
 		t.Errorf("no rebuild Job: %q", got)
@@ -106,21 +106,21 @@ func TestChartOnACluster(t *testing.T) {
 
 	// The longest release name: every object is accepted.
 	c.Kubectl(t, "", "create", "namespace", "long")
-	manifest, objs := renderAs(t, longRelease, append(monitoringAPIs, "--set", "bulletinRebuild.enabled=true", "--set", "services.bulletin.replicas=0")...)
+	manifest, objs := renderAs(t, longRelease, append(monitoringAPIs, "--set", "bulletinRebuild.enabled=true", "--set", "services.bulletin.aggregator.replicas=0")...)
 	out := c.Kubectl(t, manifest, "apply", "--dry-run=server", "-n", "long", "-f", "-")
 	if n := strings.Count(out, "(server dry run)"); n != len(objs) {
 		t.Fatalf("server accepted %d of %d objects:\n%s", n, len(objs), out)
 	}
 }
 
-// bulletinPod stands for the bulletin's running pod.
-const bulletinPod = `apiVersion: v1
+// aggregatorPod stands for a running pod of the bulletin's aggregator.
+const aggregatorPod = `apiVersion: v1
 kind: Pod
 metadata:
-  name: w-shared-world-bulletin-x
+  name: w-shared-world-bulletin-aggregator-x
   labels:
     app.kubernetes.io/instance: w
-    app.kubernetes.io/component: bulletin
+    app.kubernetes.io/component: bulletin-aggregator
 spec:
   serviceAccountName: w-shared-world
   automountServiceAccountToken: false

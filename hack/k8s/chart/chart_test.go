@@ -14,7 +14,7 @@ const fullname = "world-shared-world"
 var valueSets = map[string][]string{
 	"defaults":   nil,
 	"production": {"-f", "deploy/values-production.yaml"},
-	"everything": {"--set", "bulletinRebuild.enabled=true", "--set", "services.bulletin.replicas=0", "--set", "identityProvider.development=true", "--set", "mongodb.existingSecret=", "--set", "mongodb.uri=mongodb://mongo:27017"},
+	"everything": {"--set", "bulletinRebuild.enabled=true", "--set", "services.bulletin.aggregator.replicas=0", "--set", "identityProvider.development=true", "--set", "mongodb.existingSecret=", "--set", "mongodb.uri=mongodb://mongo:27017"},
 	"operations": operationsValues,
 }
 
@@ -121,8 +121,10 @@ func TestPodsAreLockedDown(t *testing.T) {
 					t.Errorf("%s: pod securityContext %v", where, get(spec, "securityContext"))
 				}
 				// Only the operator (and its uninstall hook, as the operator's
-				// ServiceAccount) talks to the Kubernetes API.
-				if operator := strings.HasSuffix(str(spec, "serviceAccountName"), "-operator"); get(spec, "automountServiceAccountToken") != false && !operator {
+				// ServiceAccount) and the bulletin's aggregator (its Lease)
+				// talk to the Kubernetes API.
+				account := str(spec, "serviceAccountName")
+				if api := strings.HasSuffix(account, "-operator") || strings.HasSuffix(account, "-bulletin-aggregator"); get(spec, "automountServiceAccountToken") != false && !api {
 					t.Errorf("%s mounts a service account token", where)
 				}
 				for _, c := range get(spec, "containers").([]any) {
@@ -181,30 +183,61 @@ func TestGovernanceCronJob(t *testing.T) {
 	}
 }
 
-// The bulletin aggregates the world: one replica, replaced not rolled, no
-// autoscaler; every other service with autoscaling on has one; the
+// The bulletin is readers and an aggregator: the readers roll without
+// losing a ready pod (maxUnavailable 0) under an autoscaler, the
+// aggregator runs two replicas (one leading, through a Lease it alone may
+// read and update), each with a budget that lets a drain take one pod;
+// every other service with autoscaling on has an autoscaler too; the
 // rebuild Job exists only when asked for.
-func TestBulletinIsASingleton(t *testing.T) {
+func TestBulletinReadersAndAggregator(t *testing.T) {
 	_, objs := render(t)
 	hpas := []string{}
+	seen := map[string]bool{}
 	for _, o := range objs {
 		switch {
-		case o.kind() == "Deployment" && o.name() == fullname+"-bulletin":
-			if get(o, "spec", "replicas") != float64(1) || str(o, "spec", "strategy", "type") != "Recreate" {
-				t.Errorf("bulletin: %v", get(o, "spec"))
+		case o.kind() == "Deployment" && (o.name() == fullname+"-bulletin" || o.name() == fullname+"-bulletin-aggregator"):
+			if str(o, "spec", "strategy", "type") != "RollingUpdate" || get(o, "spec", "strategy", "rollingUpdate", "maxUnavailable") != float64(0) {
+				t.Errorf("%s strategy: %v", o.name(), get(o, "spec", "strategy"))
 			}
+			role := ""
+			for _, e := range get(o, "spec", "template", "spec", "containers", "0", "env").([]any) {
+				if e.(map[string]any)["name"] == "WORLD_BULLETIN_ROLE" {
+					role = e.(map[string]any)["value"].(string)
+				}
+			}
+			if o.name() == fullname+"-bulletin" && (role != "reader" || get(o, "spec", "replicas") != nil) {
+				t.Errorf("readers: role %q, replicas %v (the autoscaler's)", role, get(o, "spec", "replicas"))
+			}
+			if o.name() == fullname+"-bulletin-aggregator" && (role != "aggregator" || get(o, "spec", "replicas") != float64(2) ||
+				str(o, "spec", "template", "spec", "serviceAccountName") != fullname+"-bulletin-aggregator") {
+				t.Errorf("aggregator: role %q, spec %v", role, get(o, "spec"))
+			}
+			seen[o.name()] = true
+		case o.kind() == "PodDisruptionBudget" && (o.name() == fullname+"-bulletin" || o.name() == fullname+"-bulletin-aggregator"):
+			if get(o, "spec", "minAvailable") != float64(1) {
+				t.Errorf("%s budget: %v", o.name(), get(o, "spec"))
+			}
+			seen["pdb "+o.name()] = true
+		case o.kind() == "Role" && o.name() == fullname+"-bulletin-aggregator":
+			if fmt.Sprint(get(o, "rules")) != "[map[apiGroups:[coordination.k8s.io] resources:[leases] verbs:[create]] map[apiGroups:[coordination.k8s.io] resourceNames:["+fullname+"-bulletin-aggregator] resources:[leases] verbs:[get update]]]" {
+				t.Errorf("aggregator Role: %v", get(o, "rules"))
+			}
+			seen["role"] = true
 		case o.kind() == "HorizontalPodAutoscaler":
 			hpas = append(hpas, o.name())
 		case o.kind() == "Job" && str(o, "metadata", "annotations", "helm.sh/hook") == "":
 			t.Errorf("a Job by default: %s", o.name())
 		}
 	}
+	if len(seen) != 5 {
+		t.Errorf("bulletin objects found: %v; want both Deployments, both budgets and the Role", seen)
+	}
 	slices.Sort(hpas)
-	want := []string{fullname + "-governance", fullname + "-identity", fullname + "-messaging", fullname + "-plots-storage", fullname + "-tickets"}
+	want := []string{fullname + "-bulletin", fullname + "-governance", fullname + "-identity", fullname + "-messaging", fullname + "-plots-storage", fullname + "-tickets"}
 	if !slices.Equal(hpas, want) {
 		t.Errorf("HPAs %v, want %v", hpas, want)
 	}
-	_, objs = render(t, "--set", "bulletinRebuild.enabled=true", "--set", "services.bulletin.replicas=0")
+	_, objs = render(t, "--set", "bulletinRebuild.enabled=true", "--set", "services.bulletin.aggregator.replicas=0")
 	found := false
 	for _, o := range objs {
 		if o.kind() == "Job" && fmt.Sprint(get(o, "spec", "template", "spec", "containers", "0", "args")) == "[rebuild]" {

@@ -45,8 +45,8 @@ func TestHelmInstallRollsOut(t *testing.T) {
 		} `json:"items"`
 	}
 	decode(t, c.Kubectl(t, "", "-n", "world", "get", "deployments", "-o", "json"), &deps)
-	if want := len(table(t)) + 1; len(deps.Items) != want {
-		t.Errorf("%d Deployments, want %d: one per service of the table and the operator", len(deps.Items), want)
+	if want := len(table(t)) + 2; len(deps.Items) != want {
+		t.Errorf("%d Deployments, want %d: one per service of the table, the bulletin's aggregator and the operator", len(deps.Items), want)
 	}
 	for _, d := range deps.Items {
 		if d.Status.AvailableReplicas != d.Spec.Replicas || d.Spec.Replicas < 1 {

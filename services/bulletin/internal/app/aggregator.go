@@ -36,13 +36,26 @@ type Aggregator struct {
 	log     *slog.Logger
 	obs     Observer
 	handled atomic.Int64
+
+	// stale is set once another writer is found in the feed: memory no
+	// longer knows what is stored, so nothing more is planned on it (a
+	// change planned on it could leave a feed item out for good), and
+	// superseded is told, to end this aggregator's run.
+	stale      atomic.Bool
+	superseded func(error)
 }
+
+// OnSuperseded sets what is called (once) when the aggregator finds another
+// writer in the feed; from then on every apply fails with
+// domain.ErrFeedSeqTaken. The caller ends the run and loads a new
+// aggregator from the store.
+func (a *Aggregator) OnSuperseded(f func(error)) { a.superseded = f }
 
 // NewAggregator builds an aggregator over empty projections; Load fills them.
 func NewAggregator(world domain.WorldConfig, projections domain.ProjectionRepository, feed domain.FeedRepository, hub *Hub, log *slog.Logger, obs Observer) *Aggregator {
 	return &Aggregator{
 		proj: domain.NewProjection(), world: world, projections: projections, feed: feed, nextSeq: 1,
-		board: &Board{}, hub: hub, render: make(chan struct{}, 1), log: log, obs: obs,
+		board: NewBoard(), hub: hub, render: make(chan struct{}, 1), log: log, obs: obs,
 	}
 }
 
@@ -146,6 +159,10 @@ func (a *Aggregator) apply(ctx context.Context, evs []domain.Event) (invalid []e
 	var changes []planned
 	var unchanged []domain.Event
 	a.mu.Lock()
+	if a.stale.Load() {
+		a.mu.Unlock()
+		return nil, fmt.Errorf("aggregator memory is stale: %w", domain.ErrFeedSeqTaken)
+	}
 	for _, ev := range evs {
 		ch, err := a.proj.Plan(ev)
 		if err != nil {
@@ -186,9 +203,13 @@ func (a *Aggregator) apply(ctx context.Context, evs []domain.Event) (invalid []e
 		}
 		return invalid, err
 	}
+	now := time.Now()
 	for i, p := range changes {
 		a.release(p.ch, p.seq, inserted[i])
 		a.applied(p.ev, "changed")
+		if inserted[i] {
+			a.obs.ItemDelay("stored", now.Sub(p.ch.Feed.Item.At))
+		}
 	}
 	return invalid, nil
 }
@@ -214,14 +235,25 @@ func (a *Aggregator) applied(ev domain.Event, result string) {
 }
 
 // store writes the changes, retrying with backoff until they are written
-// or ctx ends. It reports, per change, whether its feed entry is stored
-// under the change's seq.
+// or ctx ends; a seq another writer took (domain.ErrFeedSeqTaken) ends it
+// at once, since no retry of this memory's plan can succeed. It reports,
+// per change, whether its feed entry is stored under the change's seq.
 func (a *Aggregator) store(ctx context.Context, changes []planned) ([]bool, error) {
 	backoff := 20 * time.Millisecond
 	for {
 		inserted, err := a.write(ctx, changes)
 		if err == nil {
 			return inserted, nil
+		}
+		if errors.Is(err, domain.ErrFeedSeqTaken) {
+			// Retrying would meet the other writer's entry again, forever:
+			// this memory is stale, and only a fresh load can go on.
+			a.log.Warn("another aggregator wrote the feed; this one stops to load the store afresh",
+				slog.String("first_event_id", changes[0].ch.EventID), slog.String("error", err.Error()))
+			if !a.stale.Swap(true) && a.superseded != nil {
+				a.superseded(err)
+			}
+			return nil, err
 		}
 		for _, p := range changes {
 			a.obs.EventFailed(p.ev.Type, "store")
@@ -326,6 +358,9 @@ func (a *Aggregator) RenderLoop(ctx context.Context) {
 func (a *Aggregator) Render() error {
 	start := time.Now()
 	a.mu.Lock()
+	// Every seq handed out so far belongs to a change committed to memory
+	// (under mu), so this rendering shows every item up to the last one.
+	covers := a.nextSeq - 1
 	doc := a.proj.Bulletin(a.world)
 	prev := a.board.Current()
 	bits, mapChanged := a.proj.Occupancy(prev == nil)
@@ -340,6 +375,7 @@ func (a *Aggregator) Render() error {
 	if err != nil {
 		return fmt.Errorf("compress bulletin: %w", err)
 	}
+	r.Covers = covers
 	if !mapChanged {
 		r.Map = prev.Map
 	} else if r.Map, err = newRendered(bits); err != nil {

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"sharedworld.dev/pkg/clock"
@@ -11,30 +10,36 @@ import (
 
 // Announcements are the ambassador's use cases: post, pin, unpin.
 type Announcements struct {
-	// pinMoves serialises every change of pins in this process: "one
-	// pinned at a time" spans documents, and MongoDB here has no
-	// multi-document transactions. Each document's own write stays guarded
-	// across processes by the repository.
-	pinMoves sync.Mutex
+	// pinMoves serialises every change of pins across replicas (see
+	// MoveLock). Each document's own write stays guarded by the
+	// repository.
+	pinMoves *MoveLock
 	repo     domain.AnnouncementRepository
 	clock    clock.Clock
 }
 
-// NewAnnouncements wires the use cases.
-func NewAnnouncements(repo domain.AnnouncementRepository, clk clock.Clock) *Announcements {
-	return &Announcements{repo: repo, clock: clk}
+// NewAnnouncements wires the use cases; moves is the pin moves' lock.
+func NewAnnouncements(repo domain.AnnouncementRepository, moves *MoveLock, clk clock.Clock) *Announcements {
+	return &Announcements{repo: repo, pinMoves: moves, clock: clk}
 }
 
 // Post publishes a new announcement, pinned unless the draft says
 // pinned: false; a pinned post unpins the one pinned before. The unpins are
 // written first: if the request fails half way, nothing is pinned twice,
-// and repeating the request finishes the job.
+// and repeating the request finishes the job. An unpinned post moves no
+// pin, so it takes no lock: posts do not queue behind each other across
+// replicas.
 func (a *Announcements) Post(ctx context.Context, draft domain.AnnouncementDraft) (domain.Announcement, error) {
 	if err := draft.Validate(); err != nil {
 		return domain.Announcement{}, err
 	}
-	a.pinMoves.Lock()
-	defer a.pinMoves.Unlock()
+	if draft.Pins() {
+		unlock, err := a.pinMoves.Lock(ctx)
+		if err != nil {
+			return domain.Announcement{}, err
+		}
+		defer unlock()
+	}
 	pinnedNow, err := a.repo.Pinned(ctx)
 	if err != nil {
 		return domain.Announcement{}, err
@@ -69,8 +74,11 @@ func (a *Announcements) change(ctx context.Context, postID string,
 	if !domain.ValidPostID(postID) {
 		return domain.Announcement{}, domain.ErrAnnouncementNotFound
 	}
-	a.pinMoves.Lock()
-	defer a.pinMoves.Unlock()
+	unlock, err := a.pinMoves.Lock(ctx)
+	if err != nil {
+		return domain.Announcement{}, err
+	}
+	defer unlock()
 	target, err := a.repo.Get(ctx, postID)
 	if err != nil {
 		return domain.Announcement{}, err

@@ -42,7 +42,10 @@ type Hub struct {
 	// instead of reading the store (see SubscribeAfter).
 	recent      []StreamItem
 	recentFloor int64
-	obs         Observer
+	// settled is signalled (never waited on) whenever released grows, for
+	// the leader's head keeper.
+	settled chan struct{}
+	obs     Observer
 }
 
 // recentMax is how many released items the hub keeps for resuming clients.
@@ -51,7 +54,7 @@ const recentMax = 4096
 // NewHub allows at most max subscribers, each buffering up to buffer items.
 // The stream starts after seq 0; StartAfter moves that.
 func NewHub(max, buffer int, obs Observer) *Hub {
-	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer, pending: map[int64]*StreamItem{}, obs: obs}
+	return &Hub{subs: map[*Subscription]struct{}{}, max: max, buffer: buffer, pending: map[int64]*StreamItem{}, settled: make(chan struct{}, 1), obs: obs}
 }
 
 // StartAfter makes seq the last one released: the next item is seq+1 (the
@@ -123,6 +126,10 @@ func (h *Hub) settle(seq int64, item *StreamItem) {
 		}
 		delete(h.pending, h.released+1)
 		h.released++
+		select {
+		case h.settled <- struct{}{}:
+		default: // a signal is pending; its reader reads Released anyway
+		}
 		if next != nil {
 			h.sendLocked(*next)
 			h.remember(*next)
@@ -176,6 +183,16 @@ func (h *Hub) removeLocked(s *Subscription) {
 	close(s.c)
 	h.obs.SubscribersChanged(-1)
 }
+
+// Released is the highest seq up to which every seq is settled.
+func (h *Hub) Released() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.released
+}
+
+// Settled signals after Released grew (one signal may stand for several).
+func (h *Hub) Settled() <-chan struct{} { return h.settled }
 
 // Buffer is how many items a subscriber may be behind before it is dropped.
 func (h *Hub) Buffer() int { return h.buffer }

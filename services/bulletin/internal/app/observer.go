@@ -16,4 +16,12 @@ type Observer interface {
 	SubscribersChanged(delta int)
 	// SubscriberDropped: a live follower did not keep up.
 	SubscriberDropped()
+	// Leading: this replica became (true) or stopped being (false) the
+	// elected aggregator.
+	Leading(on bool)
+	// ReaderSettled: a reader caught up with the aggregator's head to seq.
+	ReaderSettled(seq int64)
+	// ItemDelay: a feed item reached stage ("stored" by the aggregator,
+	// "served" by a reader to its live followers) d after its write.
+	ItemDelay(stage string, d time.Duration)
 }

@@ -70,6 +70,10 @@ type AnnouncementDraft struct {
 	Pinned *bool
 }
 
+// Pins reports whether the post pins its announcement (and so unpins the
+// one pinned before): only such a post moves pins.
+func (d AnnouncementDraft) Pins() bool { return d.Pinned == nil || *d.Pinned }
+
 // Validate applies CONTRACT §11: a missing or blank title or content is
 // invalid_request; one over its length is validation_failed.
 func (d AnnouncementDraft) Validate() error {
@@ -170,7 +174,7 @@ func PostAnnouncement(d AnnouncementDraft, pinnedNow []Announcement, now time.Ti
 	return plan, nil
 }
 
-func (p PostPlan) pinned() bool { return p.draft.Pinned == nil || *p.draft.Pinned }
+func (p PostPlan) pinned() bool { return p.draft.Pins() }
 
 // Announce is the new announcement under postID, at version 1, with its
 // event.

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -56,6 +57,12 @@ type FeedPageKey struct {
 	At      time.Time
 	EventID string
 }
+
+// ErrFeedSeqTaken means another writer stored a feed entry under a sequence
+// number this aggregator handed out: a second aggregator is (or was, until
+// a moment ago) writing the feed. The one that meets it has stale memory and
+// must load the store afresh before it writes again.
+var ErrFeedSeqTaken = errors.New("feed sequence number already used by another writer")
 
 // FeedRepository keeps every feed entry, keyed by the id of the event that
 // made it.

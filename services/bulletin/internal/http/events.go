@@ -2,10 +2,7 @@ package http
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -85,7 +82,7 @@ func (h *Handlers) stream(c *fiber.Ctx, typ domain.FeedType) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set("X-Accel-Buffering", "no")
-	s := &sse{feed: h.Feed, typ: typ, heartbeat: h.Heartbeat, cursor: h.cursorOf,
+	s := &sse{feed: h.Feed, typ: typ, heartbeat: h.Heartbeat, cursor: h.cursorOf, frames: &h.frames,
 		conn: c.Context().Conn(), writeTimeout: c.App().Server().WriteTimeout}
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer sub.Close()
@@ -99,6 +96,7 @@ type sse struct {
 	typ       domain.FeedType
 	heartbeat time.Duration
 	cursor    func(domain.StoredFeedEntry) string
+	frames    *frameCache
 	last      int64 // highest seq sent (or skipped by the type filter)
 	// The server's write timeout bounds a whole answer from the moment it
 	// starts: applied to a stream, it would cut every stream mid-flow
@@ -146,10 +144,7 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 			if !open {
 				return
 			}
-			if item.Seq <= s.last {
-				continue // already sent while catching up
-			}
-			if !s.write(w, item) || w.Flush() != nil {
+			if !s.writeLive(w, item, sub) || w.Flush() != nil {
 				return
 			}
 		case <-tick.C:
@@ -157,6 +152,29 @@ func (s *sse) run(ctx context.Context, w *bufio.Writer, sub *app.Subscription, r
 			if _, err := w.WriteString(": heartbeat\n\n"); err != nil || w.Flush() != nil {
 				return
 			}
+		}
+	}
+}
+
+// writeLive writes a live item and every item already waiting behind it,
+// so that a burst (a head's worth of items) costs a follower one flush,
+// not one per item.
+func (s *sse) writeLive(w *bufio.Writer, item app.StreamItem, sub *app.Subscription) bool {
+	for {
+		if item.Seq > s.last { // otherwise sent while catching up
+			if !s.write(w, item) {
+				return false
+			}
+		}
+		select {
+		case next, open := <-sub.C:
+			if !open { // dropped: send what came before, then end
+				_ = w.Flush()
+				return false
+			}
+			item = next
+		default:
+			return true
 		}
 	}
 }
@@ -205,12 +223,10 @@ func (s *sse) write(w *bufio.Writer, e domain.StoredFeedEntry) bool {
 		return true
 	}
 	s.expect()
-	var data bytes.Buffer
-	enc := json.NewEncoder(&data)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e.Item.View()); err != nil {
+	b, err := s.frames.get(e, s.cursor)
+	if err != nil {
 		return false
 	}
-	_, err := fmt.Fprintf(w, "id: %s\ndata: %s\n\n", s.cursor(e), bytes.TrimSuffix(data.Bytes(), []byte("\n")))
+	_, err = w.Write(b)
 	return err == nil
 }

@@ -25,6 +25,8 @@ type Handlers struct {
 	// Streams is the context live streams run under; it ends at shutdown.
 	Streams context.Context
 
+	frames frameCache // the live stream's encoded items
+
 	boardCache boardCache
 	docCache   docCache
 }

@@ -59,8 +59,9 @@ func (s *Feed) EnsureIndexes(ctx context.Context) error {
 }
 
 // ErrSeqTaken means another writer used the sequence number: two
-// aggregators are writing to one database, which the design rules out.
-var ErrSeqTaken = errors.New("feed sequence number already used")
+// aggregators wrote to one database (an old leader that had not yet noticed
+// its lease was gone).
+var ErrSeqTaken = domain.ErrFeedSeqTaken
 
 // Insert stores an entry unless one with its event id exists (inserted
 // false): the event was applied before, under its original seq.

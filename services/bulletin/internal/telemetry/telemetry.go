@@ -59,6 +59,22 @@ func staleness() float64 {
 	return time.Since(time.Unix(0, t)).Seconds()
 }
 
+// The aggregator's election.
+var (
+	leading = metrics.Register(prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sharedworld_bulletin_aggregator_leading",
+		Help: "1 while this replica is the elected aggregator.",
+	}))
+	leaderships = metrics.Register(prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sharedworld_bulletin_aggregator_leaderships_total",
+		Help: "Times this replica became the elected aggregator.",
+	}))
+	readerLag = metrics.Register(prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sharedworld_bulletin_reader_settled_seq",
+		Help: "The feed seq up to which this reader has caught up with the aggregator.",
+	}))
+)
+
 // Observer reports to the metrics above.
 type Observer struct{}
 
@@ -75,3 +91,24 @@ func (Observer) Rendered(took time.Duration, documentSize int) {
 }
 func (Observer) SubscribersChanged(delta int) { sseSubscribers.Add(float64(delta)) }
 func (Observer) SubscriberDropped()           { sseDropped.Inc() }
+func (Observer) Leading(on bool) {
+	if on {
+		leading.Set(1)
+		leaderships.Inc()
+		return
+	}
+	leading.Set(0)
+}
+func (Observer) ReaderSettled(seq int64) { readerLag.Set(float64(seq)) }
+
+func (Observer) ItemDelay(stage string, d time.Duration) {
+	itemDelay.WithLabelValues(stage).Observe(d.Seconds())
+}
+
+// itemDelay is the write → stored and write → served delay of feed items:
+// where the time of a write → visible goes.
+var itemDelay = metrics.Register(prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	Name:    "sharedworld_bulletin_item_delay_seconds",
+	Help:    "Seconds from a feed item's write to its stage: stored by the aggregator, served by a reader to its live followers.",
+	Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+}, []string{"stage"}))
