@@ -17,6 +17,32 @@ import (
 	"time"
 )
 
+// clusterToken is the ambassador's token of the bulletin runs' worlds.
+const clusterToken = "cluster-token-0123456789"
+
+// startLogged starts make cluster's world with replicas of every
+// Deployment, their logs in one file of the test's data directory (its
+// path returned, for a dump on failure).
+func startLogged(t *testing.T, replicas int) (*Cluster, string) {
+	t.Helper()
+	binDir, err := binaries.Dir(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	log, err := os.Create(filepath.Join(data, "replicas.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	c, err := Start(context.Background(), Options{Root: root, BinDir: binDir, DataDir: data, AmbassadorToken: clusterToken,
+		Replicas: replicas, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, log.Name()
+}
+
 // envInt is a size of the run from the environment (`make
 // cluster-failover` sets the full ones), or def.
 func envInt(t *testing.T, name string, def int) int {
@@ -46,27 +72,12 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 	followers := envInt(t, "FOLLOWERS", 6)
 	writes := envInt(t, "WRITES", 600)
 	replicas := envInt(t, "REPLICAS", 2)
-	binDir, err := binaries.Dir(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := t.TempDir()
-	log, err := os.Create(filepath.Join(data, "replicas.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	const token = "cluster-token-0123456789"
-	c, err := Start(context.Background(), Options{Root: root, BinDir: binDir, DataDir: data, AmbassadorToken: token,
-		Replicas: replicas, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, logPath := startLogged(t, replicas)
 	defer c.Stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	marks, start := postMarks(ctx, t, &writer{front: c.URL, token: token}, c.URL)
+	marks, start := postMarks(ctx, t, &writer{front: c.URL, token: clusterToken}, c.URL)
 
 	readers := readyReaders(c)
 	fs := make([]*follower, followers)
@@ -81,7 +92,7 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 	ws := make([]*writer, 8)
 	var writing sync.WaitGroup
 	for i := range ws {
-		ws[i] = &writer{front: c.URL, token: token}
+		ws[i] = &writer{front: c.URL, token: clusterToken}
 		writing.Add(1)
 		go func() {
 			defer writing.Done()
@@ -129,7 +140,7 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 				return
 			}
 			if time.Since(killed) > 30*time.Second {
-				dumpElection(t, log.Name())
+				dumpElection(t, logPath)
 				t.Fatal("no standby took over within 30 s")
 			}
 			time.Sleep(100 * time.Millisecond) // polling, with the deadline above
@@ -180,7 +191,7 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 		time.Sleep(5 * time.Second)
 	}
 	if len(want) < writes {
-		dumpElection(t, log.Name())
+		dumpElection(t, logPath)
 		t.Fatalf("the stored feed holds %d items after the marks, want at least the %d posted", len(want), writes)
 	}
 	checkCounters(t, c.URL, reg.done)

@@ -122,7 +122,7 @@ func streamSeq(id string) (int64, error) {
 		err = errors.New("no seq")
 	}
 	if err != nil {
-		return 0, fmt.Errorf("event id %q: %v", id, err)
+		return 0, fmt.Errorf("event id %q: %w", id, err)
 	}
 	return pos.Seq, nil
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"math/rand"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,26 +21,12 @@ import (
 func TestBulletinRolloutUnderLoad(t *testing.T) {
 	followers := envInt(t, "FOLLOWERS", 6)
 	replicas := envInt(t, "REPLICAS", 2)
-	binDir, err := binaries.Dir(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := t.TempDir()
-	log, err := os.Create(filepath.Join(data, "replicas.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
-	const token = "cluster-token-0123456789"
-	c, err := Start(context.Background(), Options{Root: root, BinDir: binDir, DataDir: data, AmbassadorToken: token, Replicas: replicas, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _ := startLogged(t, replicas)
 	defer c.Stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	marks, start := postMarks(ctx, t, &writer{front: c.URL, token: token}, c.URL)
+	marks, start := postMarks(ctx, t, &writer{front: c.URL, token: clusterToken}, c.URL)
 	fs := make([]*follower, followers)
 	var background sync.WaitGroup
 	for i := range fs {
@@ -51,7 +35,7 @@ func TestBulletinRolloutUnderLoad(t *testing.T) {
 		go func() { defer background.Done(); fs[i].run(ctx) }()
 	}
 	// one writer of feed items, and four readers of the document
-	w := &writer{front: c.URL, token: token}
+	w := &writer{front: c.URL, token: clusterToken}
 	var written atomic.Int64
 	writing, stopWriting := context.WithCancel(ctx)
 	wrote := make(chan struct{})

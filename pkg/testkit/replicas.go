@@ -6,10 +6,13 @@ import (
 	"os"
 	"sync"
 
+	"github.com/gofiber/fiber/v2"
 	"go.mongodb.org/mongo-driver/mongo"
 
+	"sharedworld.dev/pkg/clock"
 	"sharedworld.dev/pkg/embedded"
 	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/platform"
 )
 
 var (
@@ -54,4 +57,23 @@ func (k *Kit) ReplicaDB() *mongox.DB {
 		db.UseScanner(mongoServer)
 	}
 	return db
+}
+
+// ReplicaApps runs n more replicas of a service beside the kit's, each
+// built by start on deps of its own (clk's clock, a ReplicaDB), with its
+// background work running, and returns their apps.
+func (k *Kit) ReplicaApps(clk clock.Clock, n int, start func(context.Context, platform.Deps) (platform.Service, error)) []*fiber.App {
+	k.T.Helper()
+	apps := make([]*fiber.App, 0, n)
+	for range n {
+		deps := k.Deps(clk)
+		deps.DB = k.ReplicaDB()
+		svc, err := start(k.Ctx(), deps)
+		if err != nil {
+			k.T.Fatalf("testkit: start a replica: %v", err)
+		}
+		k.Run(svc)
+		apps = append(apps, k.App(svc))
+	}
+	return apps
 }

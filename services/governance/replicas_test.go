@@ -1,6 +1,7 @@
 package governance_test
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/governance"
 )
@@ -16,18 +18,9 @@ import (
 // of its own (its own locks, as another process has; testkit.ReplicaDB).
 func (w *world) replicaApps(t *testing.T, n int) []*fiber.App {
 	t.Helper()
-	var apps []*fiber.App
-	for range n {
-		deps := w.kit.Deps(w.clock)
-		deps.DB = w.kit.ReplicaDB()
-		svc, err := governance.New(w.kit.Ctx(), deps, governance.Options{BallotKey: w.key, Trigger: 1000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.kit.Run(svc)
-		apps = append(apps, w.kit.App(svc))
-	}
-	return apps
+	return w.kit.ReplicaApps(w.clock, n, func(ctx context.Context, deps platform.Deps) (platform.Service, error) {
+		return governance.New(ctx, deps, governance.Options{BallotKey: w.key, Trigger: 1000})
+	})
 }
 
 // §7's rules that span requests hold across replicas: one citizen's 20

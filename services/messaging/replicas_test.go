@@ -1,6 +1,7 @@
 package messaging_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/messaging"
 )
@@ -17,18 +19,9 @@ import (
 // of its own (its own locks, as another process has; testkit.ReplicaDB).
 func (w *world) replicaApps(t *testing.T, n int) []*fiber.App {
 	t.Helper()
-	var apps []*fiber.App
-	for range n {
-		deps := w.kit.Deps(w.clock)
-		deps.DB = w.kit.ReplicaDB()
-		svc, err := messaging.New(w.kit.Ctx(), deps, messaging.Options{SealParams: cheapSeal})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.kit.Run(svc)
-		apps = append(apps, w.kit.App(svc))
-	}
-	return apps
+	return w.kit.ReplicaApps(w.clock, n, func(ctx context.Context, deps platform.Deps) (platform.Service, error) {
+		return messaging.New(ctx, deps, messaging.Options{SealParams: cheapSeal})
+	})
 }
 
 // readAnswer is what one mark-read said.

@@ -1,12 +1,14 @@
 package plotsstorage_test
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/testkit"
 	plotsstorage "sharedworld.dev/services/plots-storage"
 )
@@ -16,18 +18,9 @@ import (
 // testkit.ReplicaDB).
 func (w *world) replicaApps(t *testing.T, n int) []*fiber.App {
 	t.Helper()
-	var apps []*fiber.App
-	for range n {
-		deps := w.kit.Deps(w.clock)
-		deps.DB = w.kit.ReplicaDB()
-		svc, err := plotsstorage.New(w.kit.Ctx(), deps, plotsstorage.Options{Seal: cheapSeal})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.kit.Run(svc)
-		apps = append(apps, w.kit.App(svc))
-	}
-	return apps
+	return w.kit.ReplicaApps(w.clock, n, func(ctx context.Context, deps platform.Deps) (platform.Service, error) {
+		return plotsstorage.New(ctx, deps, plotsstorage.Options{Seal: cheapSeal})
+	})
 }
 
 // §4's one plot per citizen and one citizen per cell hold across replicas:

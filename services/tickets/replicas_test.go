@@ -1,12 +1,14 @@
 package tickets_test
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
 
+	"sharedworld.dev/pkg/platform"
 	"sharedworld.dev/pkg/testkit"
 	"sharedworld.dev/services/tickets"
 )
@@ -15,18 +17,9 @@ import (
 // its own (its own locks, as another process has; testkit.ReplicaDB).
 func (w *world) replicaApps(t *testing.T, n int) []*fiber.App {
 	t.Helper()
-	var apps []*fiber.App
-	for range n {
-		deps := w.kit.Deps(w.clock)
-		deps.DB = w.kit.ReplicaDB()
-		svc, err := tickets.New(w.kit.Ctx(), deps, tickets.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.kit.Run(svc)
-		apps = append(apps, w.kit.App(svc))
-	}
-	return apps
+	return w.kit.ReplicaApps(w.clock, n, func(ctx context.Context, deps platform.Deps) (platform.Service, error) {
+		return tickets.New(ctx, deps, tickets.Options{})
+	})
 }
 
 // §5's daily cap holds across replicas: 20 posts of one citizen at once,
