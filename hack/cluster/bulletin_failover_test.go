@@ -8,7 +8,6 @@ import (
 	"math/rand"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,32 +15,6 @@ import (
 	"testing"
 	"time"
 )
-
-// clusterToken is the ambassador's token of the bulletin runs' worlds.
-const clusterToken = "cluster-token-0123456789"
-
-// startLogged starts make cluster's world with replicas of every
-// Deployment, their logs in one file of the test's data directory (its
-// path returned, for a dump on failure).
-func startLogged(t *testing.T, replicas int) (*Cluster, string) {
-	t.Helper()
-	binDir, err := binaries.Dir(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := t.TempDir()
-	log, err := os.Create(filepath.Join(data, "replicas.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { log.Close() })
-	c, err := Start(context.Background(), Options{Root: root, BinDir: binDir, DataDir: data, AmbassadorToken: clusterToken,
-		Replicas: replicas, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, log.Name()
-}
 
 // envInt is a size of the run from the environment (`make
 // cluster-failover` sets the full ones), or def.
@@ -72,7 +45,10 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 	followers := envInt(t, "FOLLOWERS", 6)
 	writes := envInt(t, "WRITES", 600)
 	replicas := envInt(t, "REPLICAS", 2)
-	c, logPath := startLogged(t, replicas)
+	c, logPath, err := startLogged(t, replicas)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer c.Stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

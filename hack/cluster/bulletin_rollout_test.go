@@ -21,7 +21,10 @@ import (
 func TestBulletinRolloutUnderLoad(t *testing.T) {
 	followers := envInt(t, "FOLLOWERS", 6)
 	replicas := envInt(t, "REPLICAS", 2)
-	c, _ := startLogged(t, replicas)
+	c, _, err := startLogged(t, replicas)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer c.Stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -26,7 +26,19 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// clusterToken is the ambassador's token of the tests' worlds.
+const clusterToken = "cluster-token-0123456789"
+
 func startCluster(t *testing.T, values ...string) (*Cluster, error) {
+	t.Helper()
+	c, _, err := startLogged(t, 2, values...)
+	return c, err
+}
+
+// startLogged starts make cluster's world with replicas of every
+// Deployment, their logs in one file of the test's data directory, whose
+// path it returns (for a dump on failure).
+func startLogged(t *testing.T, replicas int, values ...string) (*Cluster, string, error) {
 	t.Helper()
 	binDir, err := binaries.Dir(context.Background())
 	if err != nil {
@@ -38,8 +50,9 @@ func startCluster(t *testing.T, values ...string) (*Cluster, error) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	return Start(context.Background(), Options{Root: root, BinDir: binDir, DataDir: data, AmbassadorToken: "cluster-token-0123456789",
-		Replicas: 2, Values: values, Log: log})
+	c, err := Start(context.Background(), Options{Root: root, BinDir: binDir, DataDir: data, AmbassadorToken: clusterToken,
+		Replicas: replicas, Values: values, Log: log})
+	return c, log.Name(), err
 }
 
 // A replica that exits while starting fails the start, and the error
