@@ -138,34 +138,9 @@ func TestBulletinFailoverUnderLoad(t *testing.T) {
 	// aggregator may be minutes behind the writers on a loaded machine
 	// (and stands still while the lease changes hands), so a pause in its
 	// growth alone does not end the wait; the deadline tells lag from loss.
-	var want map[string]bool
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		stored, err := storedFeed(ctx, c.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (len(stored) == len(want)+len(marks) && len(want) >= writes) || time.Now().After(deadline) {
-			break
-		}
-		if len(stored) != len(want)+len(marks) {
-			t.Logf("the stored feed holds %d items", len(stored))
-		}
-		want = map[string]bool{}
-		for _, id := range stored {
-			if !marks[id] {
-				want[id] = true
-			}
-		}
-		for _, f := range fs {
-			for f.have.Load() < int64(len(want)) && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond) // polling, with the deadline above
-			}
-		}
-		// a late item's relay and apply take a moment; reading the whole
-		// feed again costs the database a scan per page
-		time.Sleep(5 * time.Second)
-	}
+	// Reading the whole feed again costs the database a scan per page,
+	// so the reads are 5 s apart.
+	want := awaitStoredFeed(ctx, t, c.URL, marks, fs, 5*time.Minute, 5*time.Second, func(n int) bool { return n >= writes })
 	if len(want) < writes {
 		dumpElection(t, logPath)
 		t.Fatalf("the stored feed holds %d items after the marks, want at least the %d posted", len(want), writes)
@@ -287,5 +262,41 @@ func checkFollower(t *testing.T, i int, f *follower, want map[string]bool) {
 	}
 	if len(seen) != len(want) {
 		t.Errorf("follower %d saw %d of the %d stored items", i, len(seen), len(want))
+	}
+}
+
+// awaitStoredFeed reads the stored feed until it holds enough (given the
+// count of its items after the marks), stopped growing between two reads,
+// and every follower holds that many items; or until wait has passed. It
+// returns the items after the marks as last read. A late item's relay and
+// apply take a moment, so reads are pause apart.
+func awaitStoredFeed(ctx context.Context, t *testing.T, base string, marks map[string]bool, fs []*follower,
+	wait, pause time.Duration, enough func(n int) bool) map[string]bool {
+	t.Helper()
+	var want map[string]bool
+	deadline := time.Now().Add(wait)
+	for {
+		stored, err := storedFeed(ctx, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(stored) == len(want)+len(marks) && enough(len(want))) || time.Now().After(deadline) {
+			return want
+		}
+		if len(stored) != len(want)+len(marks) {
+			t.Logf("the stored feed holds %d items", len(stored))
+		}
+		want = map[string]bool{}
+		for _, id := range stored {
+			if !marks[id] {
+				want[id] = true
+			}
+		}
+		for _, f := range fs {
+			for f.have.Load() < int64(len(want)) && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond) // polling, with the deadline above
+			}
+		}
+		time.Sleep(pause)
 	}
 }

@@ -85,29 +85,7 @@ func TestBulletinRolloutUnderLoad(t *testing.T) {
 	stopWriting()
 	<-wrote
 	// let the items written during the last roll reach the followers
-	var want map[string]bool
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		stored, err := storedFeed(ctx, c.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (len(want) > 0 && len(stored) == len(want)+len(marks)) || time.Now().After(deadline) {
-			break
-		}
-		want = map[string]bool{}
-		for _, id := range stored {
-			if !marks[id] {
-				want[id] = true
-			}
-		}
-		for _, f := range fs {
-			for f.have.Load() < int64(len(want)) && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond) // polling, with the deadline above
-			}
-		}
-		time.Sleep(time.Second) // a late item's relay and apply take a moment
-	}
+	want := awaitStoredFeed(ctx, t, c.URL, marks, fs, 90*time.Second, time.Second, func(n int) bool { return n > 0 })
 	cancel()
 	background.Wait()
 	for i, f := range fs {
