@@ -114,11 +114,8 @@ func (g *group) send(ctx context.Context, batch []*pending) {
 		}
 		p := batch[we.Index]
 		p.first = false
-		if we.Code != duplicateKey && !mongox.IsDuplicate(we.WriteError) {
+		if !mongox.IsDuplicate(we.WriteError) {
 			p.err = fmt.Errorf("record signature: %w", we.WriteError)
 		}
 	}
 }
-
-// duplicateKey is the server's code for an insert of an existing _id.
-const duplicateKey = 11000
