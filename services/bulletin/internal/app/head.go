@@ -65,14 +65,14 @@ func (k *HeadKeeper) Run(ctx context.Context) {
 // keep stores and signals what changed; wait > 0 asks to be called again
 // then, for a document held back by documentInterval.
 func (k *HeadKeeper) keep(ctx context.Context) (wait time.Duration, err error) {
-	r := k.Board.Current()
-	if r != nil && r.ETag == k.doc {
+	switch r := k.Board.Current(); {
+	case r == nil:
+	case r.ETag == k.doc:
 		// A rendering equal to the stored document shows what it shows:
 		// the changes since (a repeated announcement, say) left the
 		// document as it was, and the head may name their items.
 		k.covers = max(k.covers, r.Covers)
-	}
-	if r != nil && r.ETag != k.doc {
+	default:
 		if since := time.Since(k.lastDoc); since < documentInterval {
 			wait = documentInterval - since
 		} else {
