@@ -17,12 +17,21 @@ type SignatureLedger interface {
 	// FirstUse records key until expires and reports whether it was new;
 	// false means some process recorded it before.
 	FirstUse(ctx context.Context, key string, expires time.Time) (bool, error)
+	// Record is FirstUse for a request that changes nothing: it looks key
+	// up, a read, and records it without waiting for the write.
+	Record(ctx context.Context, key string, expires time.Time) (bool, error)
 }
 
 // ReplayCache decides that a request signature is accepted once. Its
 // in-process memory answers a replay to the same process at once; the
 // ledger, when there is one, makes the answer hold across replicas and
-// restarts.
+// restarts. A read (a safe method: it changes nothing) looks its signature
+// up in the ledger but does not wait for its record, since reads never wait
+// on writes: its replay is refused by the process that served it at once,
+// and everywhere once the record landed (the ledger's next insert,
+// milliseconds later). A replayed read inside that gap, or after a crash
+// lost its record, is answered once more and changes nothing; a write
+// waits for its record, so no write's effect is ever doubled by a replay.
 type ReplayCache struct {
 	ledger SignatureLedger
 	mu     sync.Mutex
@@ -43,7 +52,7 @@ func NewDurableReplayCache(ledger SignatureLedger) *ReplayCache {
 // key is the signature itself, not who presents it: the signed string names
 // no agent, so one signature verifies for every certificate of the same
 // public key (a provider may certify a key twice), and is still one use.
-func (r *ReplayCache) firstUse(ctx context.Context, rs RequestSignature, now time.Time) (bool, error) {
+func (r *ReplayCache) firstUse(ctx context.Context, rs RequestSignature, now time.Time, safe bool) (bool, error) {
 	key := strconv.FormatInt(rs.T, 10) + "|" + rs.Nonce + "|" + encodeStd(rs.Sig)
 	if !r.remember(key, rs.T, now) {
 		return false, nil
@@ -55,7 +64,11 @@ func (r *ReplayCache) firstUse(ctx context.Context, rs RequestSignature, now tim
 	// A signature stops verifying SignatureWindow after its t; the ledger
 	// may forget it then.
 	expires := time.Unix(rs.T, 0).Add(SignatureWindow + time.Second)
-	first, err := r.ledger.FirstUse(ctx, hex.EncodeToString(sum[:]), expires)
+	record := r.ledger.FirstUse
+	if safe {
+		record = r.ledger.Record
+	}
+	first, err := record(ctx, hex.EncodeToString(sum[:]), expires)
 	if err != nil {
 		// Not recorded anywhere: let the same signature be tried again.
 		r.forget(key)

@@ -23,15 +23,97 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // cache over a database handle of its own on the shared database.
 func (f *fixture) replica(t *testing.T, kit *testkit.Kit) *fiber.App {
 	t.Helper()
+	return f.replicaOn(f.ledger(t, kit))
+}
+
+func (f *fixture) ledger(t *testing.T, kit *testkit.Kit) *mongoledger.Ledger {
+	t.Helper()
 	db := mongox.NewDB(kit.DB.Database, kit.DB.Mode())
 	ledger, err := mongoledger.New(kit.Ctx(), db, kit.Logger)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ledger
+}
+
+func (f *fixture) replicaOn(ledger auth.SignatureLedger) *fiber.App {
 	mw := &auth.Middleware{Verifier: f.verifier, Replay: auth.NewDurableReplayCache(ledger)}
 	app := httpx.NewApp(httpx.Options{Service: "authtest"})
-	app.Post("/echo", mw.Required(), func(c *fiber.Ctx) error { return httpx.OK(c, 200, nil) })
+	app.All("/echo", mw.Required(), func(c *fiber.Ctx) error { return httpx.OK(c, 200, nil) })
 	return app
+}
+
+// heldLedger is a ledger whose waited-for first uses wait until released,
+// as when the gate database is slow to answer.
+type heldLedger struct {
+	*mongoledger.Ledger
+	release chan struct{}
+}
+
+func (h heldLedger) FirstUse(ctx context.Context, key string, expires time.Time) (bool, error) {
+	<-h.release
+	return h.Ledger.FirstUse(ctx, key, expires)
+}
+
+// A read is answered while the ledger holds back every record that is
+// waited for; a write waits for its own, since a replayed write must never
+// take effect twice.
+func TestReadsDoNotWaitForTheirSignatureRecord(t *testing.T) {
+	kit := testkit.New(t)
+	f := newFixture(t)
+	a := f.agent(t, nil)
+	held := heldLedger{Ledger: f.ledger(t, kit), release: make(chan struct{})}
+	app := f.replicaOn(held)
+	signed := func(method, nonce string) testkit.Request {
+		h := headers(a.id, a.cert)
+		h["X-Agent-Signature"] = auth.SignRequestNonce(a.key, method, "/echo", time.Now().Unix(), nil, nonce)
+		return testkit.Request{Method: method, Path: "/echo", Headers: h}
+	}
+	wrote, read := make(chan testkit.Response, 1), make(chan testkit.Response, 1)
+	go func() { wrote <- testkit.Do(t, app, signed("POST", "write")) }()
+	go func() { read <- testkit.Do(t, app, signed("GET", "read")) }()
+	select {
+	case r := <-read:
+		r.ExpectStatus(t, 200)
+	case <-time.After(10 * time.Second):
+		close(held.release)
+		t.Fatal("the read waited for its signature's record")
+	}
+	select {
+	case r := <-wrote:
+		t.Fatalf("the write was answered (%d) before its signature was recorded", r.Status)
+	default:
+	}
+	close(held.release)
+	(<-wrote).ExpectStatus(t, 200)
+}
+
+// A read's signature is refused at once by the process that served it, and
+// by every replica and after a restart once its record landed.
+func TestAReadsSignatureIsRefusedEverywhereOnceRecorded(t *testing.T) {
+	kit := testkit.New(t)
+	f := newFixture(t)
+	a := f.agent(t, nil)
+	h := headers(a.id, a.cert)
+	h["X-Agent-Signature"] = auth.SignRequestNonce(a.key, "GET", "/echo", time.Now().Unix(), nil, "read-once")
+	req := testkit.Request{Method: "GET", Path: "/echo", Headers: h}
+	first := f.replica(t, kit)
+	testkit.Do(t, first, req).ExpectStatus(t, 200)
+	testkit.Do(t, first, req).ExpectError(t, 401, "unauthenticated")
+	// The record lands with the ledger's next insert: a fresh replica
+	// (another process, or this one restarted) asked until then answers
+	// the read once more, and refuses it from then on.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := testkit.Do(t, f.replica(t, kit), req)
+		if r.Status == 401 {
+			break
+		}
+		if r.Status != 200 || time.Now().After(deadline) {
+			t.Fatalf("a fresh replica answered the recorded read %d: %s", r.Status, r.Raw)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestUsedSignatureIsRefusedAfterARestart(t *testing.T) {

@@ -104,6 +104,15 @@ func SignRequestNonce(key ed25519.PrivateKey, method, pathAndQuery string, t int
 	return h + ",sig=" + encodeStd(sig)
 }
 
+// safeMethod reports whether method changes nothing (RFC 9110 §9.2.1).
+func safeMethod(method string) bool {
+	switch method {
+	case "GET", "HEAD", "OPTIONS":
+		return true
+	}
+	return false
+}
+
 // VerifyRequest checks a request signature against the certificate's key,
 // the 300 s window (wall clock) and the replay cache.
 func VerifyRequest(ctx context.Context, cert *Certificate, rs RequestSignature, method, pathAndQuery string, body []byte, replay *ReplayCache, now time.Time) error {
@@ -117,7 +126,7 @@ func VerifyRequest(ctx context.Context, cert *Certificate, rs RequestSignature, 
 	if !ed25519.Verify(key, SigningString(method, pathAndQuery, rs.T, body, rs.Nonce), rs.Sig) {
 		return problem.Unauthenticated("X-Agent-Signature does not verify with the certificate's public_key.", hintSig)
 	}
-	first, err := replay.firstUse(ctx, rs, now)
+	first, err := replay.firstUse(ctx, rs, now, safeMethod(method))
 	if err != nil {
 		return err
 	}

@@ -21,12 +21,14 @@ import (
 // an insert is on its way are sent as the next one, a single unordered
 // insert of many documents, each with its own answer: its _id is new
 // (first use) or a duplicate (a replay). No goroutine runs in the
-// background: the first request of a batch sends it, and hands the next
-// batch to the first request waiting for it.
+// background while nothing waits: the first request of a batch sends it,
+// and hands the next batch to the first request waiting for it; a batch
+// whose first signature nobody waits for (record) gets a goroutine.
 type group struct {
 	coll *mongo.Collection
 
-	sent atomic.Int64 // batches sent
+	sent     atomic.Int64 // batches sent
+	recorded atomic.Int64 // signatures queued without a waiter
 
 	mu      sync.Mutex
 	sending bool       // a batch is on its way
@@ -47,6 +49,11 @@ type pending struct {
 // maxBatch bounds one insert's documents.
 const maxBatch = 512
 
+// maxQueued bounds the signatures queued without a waiter: past it a read
+// waits for its record like a write, so a stalled database holds requests
+// back instead of memory growing.
+const maxQueued = 8 * maxBatch
+
 // sendTimeout bounds one batch's insert: it serves several requests, so it
 // is not cut short by the one whose request gave up.
 const sendTimeout = 10 * time.Second
@@ -54,14 +61,44 @@ const sendTimeout = 10 * time.Second
 // firstUse records doc and reports whether its _id was new.
 func (g *group) firstUse(ctx context.Context, doc signatureDoc) (bool, error) {
 	p := &pending{doc: doc, wake: make(chan bool, 1)}
-	g.mu.Lock()
-	g.queue = append(g.queue, p)
-	lead := !g.sending
-	g.sending = true
-	g.mu.Unlock()
-	if !lead && !<-p.wake {
-		return p.first, p.err
+	if _, lead := g.enqueue(p, 0); lead || <-p.wake {
+		g.lead(ctx, p)
 	}
+	return p.first, p.err
+}
+
+// record queues doc for the next batch without waiting for its answer, and
+// reports false (nothing queued) when maxQueued signatures already wait.
+func (g *group) record(doc signatureDoc) bool {
+	p := &pending{doc: doc} // no wake: nobody waits for this answer
+	queued, lead := g.enqueue(p, maxQueued)
+	if lead {
+		go g.lead(context.Background(), p)
+	}
+	if queued {
+		g.recorded.Add(1)
+	}
+	return queued
+}
+
+// enqueue puts p in the next batch unless limit (0: none) signatures wait
+// already, and reports whether p is to send it (no batch was on its way).
+func (g *group) enqueue(p *pending, limit int) (queued, lead bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if limit > 0 && len(g.queue) >= limit {
+		return false, false
+	}
+	g.queue = append(g.queue, p)
+	lead = !g.sending
+	g.sending = true
+	return true, lead
+}
+
+// lead sends the next batch, which holds p, hands the batch after it to
+// its first signature's request (or to a goroutine of its own when nobody
+// waits for that one) and wakes the rest of its own.
+func (g *group) lead(ctx context.Context, p *pending) {
 	g.mu.Lock()
 	n := min(len(g.queue), maxBatch)
 	batch := g.queue[:n:n]
@@ -73,18 +110,20 @@ func (g *group) firstUse(ctx context.Context, doc signatureDoc) (bool, error) {
 	cancel()
 
 	g.mu.Lock()
-	if len(g.queue) > 0 {
-		g.queue[0].wake <- true // it sends the next batch
-	} else {
+	switch {
+	case len(g.queue) == 0:
 		g.sending = false
+	case g.queue[0].wake == nil:
+		go g.lead(context.Background(), g.queue[0])
+	default:
+		g.queue[0].wake <- true // it sends the next batch
 	}
 	g.mu.Unlock()
 	for _, q := range batch {
-		if q != p {
+		if q != p && q.wake != nil {
 			q.wake <- false
 		}
 	}
-	return p.first, p.err
 }
 
 // send inserts the batch and sets each one's answer.

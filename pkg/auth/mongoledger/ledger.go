@@ -5,11 +5,14 @@ package mongoledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/mongox"
 )
@@ -48,6 +51,24 @@ func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Ledger, error) 
 func (l *Ledger) FirstUse(ctx context.Context, key string, expires time.Time) (bool, error) {
 	l.expiry.Tick(time.Now())
 	return l.group.firstUse(ctx, signatureDoc{ID: key, ExpiresAt: expires.UTC()})
+}
+
+// Record implements SignatureLedger: a signature found stored is a replay;
+// one not found goes with the next insert, and nobody waits for its answer
+// (unless too many wait already: then it is a FirstUse).
+func (l *Ledger) Record(ctx context.Context, key string, expires time.Time) (bool, error) {
+	err := l.coll.FindOne(ctx, bson.M{"_id": key}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
+	switch {
+	case err == nil:
+		return false, nil
+	case !errors.Is(err, mongo.ErrNoDocuments):
+		return false, fmt.Errorf("look up signature: %w", err)
+	}
+	l.expiry.Tick(time.Now())
+	if l.group.record(signatureDoc{ID: key, ExpiresAt: expires.UTC()}) {
+		return true, nil
+	}
+	return l.FirstUse(ctx, key, expires)
 }
 
 // Sweep deletes the signatures that expired before now and says how many.

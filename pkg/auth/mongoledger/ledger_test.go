@@ -90,3 +90,57 @@ func TestABatchAnswersEachSignature(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedSignaturesLandWithTheWaitingOnes: reads record their
+// signatures without waiting, mixed with writes that wait; every signature
+// is stored once, the waiting ones are each answered as first uses, and a
+// recorded signature presented again is a replay.
+func TestRecordedSignaturesLandWithTheWaitingOnes(t *testing.T) {
+	kit := testkit.New(t)
+	l, err := mongoledger.New(kit.Ctx(), kit.DB, kit.Logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const each = 120
+	expires := time.Now().Add(time.Minute)
+	var wg sync.WaitGroup
+	for i := range each {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if first, err := l.Record(kit.Ctx(), fmt.Sprintf("read-%d", i), expires); err != nil || !first {
+				t.Errorf("read-%d: first %v err %v, want a first use", i, first, err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			key := fmt.Sprintf("write-%d", i)
+			first, err := l.FirstUse(kit.Ctx(), key, expires)
+			if err != nil || !first {
+				t.Errorf("%s: first %v err %v, want a first use", key, first, err)
+			}
+		}()
+	}
+	wg.Wait()
+	coll := kit.DB.Collection(mongoledger.SignaturesCollection)
+	deadline := time.Now().Add(10 * time.Second)
+	var stored int64
+	for time.Now().Before(deadline) {
+		if stored, err = coll.CountDocuments(kit.Ctx(), bson.M{}); err != nil {
+			t.Fatal(err)
+		}
+		if stored >= 2*each {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if stored != 2*each {
+		t.Fatalf("stored %d signatures, want %d (every read's and write's)", stored, 2*each)
+	}
+	if first, err := l.FirstUse(kit.Ctx(), "read-7", expires); err != nil || first {
+		t.Errorf("a recorded read's signature presented again by a write: first %v err %v, want a replay", first, err)
+	}
+	if first, err := l.Record(kit.Ctx(), "write-7", expires); err != nil || first {
+		t.Errorf("a write's signature presented again by a read: first %v err %v, want a replay", first, err)
+	}
+}
