@@ -29,6 +29,7 @@ var Version = "dev"
 // -help` lists them. Configuration comes from WORLD_* variables; a bad
 // value stops the binary before it connects to anything.
 func Main(units ...Unit) {
+	TuneGC()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, units))
 }
 

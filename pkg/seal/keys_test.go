@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -109,5 +111,28 @@ func BenchmarkSealMessagesOneKey(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Derivations run at most one core short of the process's cores at once,
+// however many seals are asked for together, so the other requests of the
+// process keep a core. (Not parallel: it reads the package's counters.)
+func TestDerivationsLeaveACoreFree(t *testing.T) {
+	derivingPeak.Store(0)
+	slow := New(Params{Time: 1, MemoryKiB: 4096, Threads: 1}) // long enough to overlap
+	var wg sync.WaitGroup
+	for i := range 4 * cap(deriving) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := slow.Seal([]byte("letter"), fmt.Sprintf("passphrase-%d", i), nil); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	want := int64(max(1, runtime.GOMAXPROCS(0)-1))
+	if peak := derivingPeak.Load(); peak < 1 || peak > want {
+		t.Fatalf("%d derivations ran at once on %d cores, want 1 to %d", peak, runtime.GOMAXPROCS(0), want)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 
 	"golang.org/x/crypto/argon2"
@@ -147,9 +148,32 @@ func (sl Sealer) Open(s Sealed, passphrase string, aad []byte) ([]byte, error) {
 // derivations counts the Argon2id derivations made (for the tests).
 var derivations atomic.Int64
 
+// deriving bounds the derivations running at once to one fewer than the
+// process's cores (at least one). Each holds a core for tens of
+// milliseconds and its memory cost; two at once on two cores stalled every
+// other request of the process behind them, so one core stays for those.
+var deriving = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))
+
+// derivingNow and derivingPeak count the derivations running and the most
+// seen running at once (for the tests).
+var derivingNow, derivingPeak atomic.Int64
+
 func derive(passphrase string, salt []byte, p Params) []byte {
+	deriving <- struct{}{}
+	defer func() { <-deriving }()
 	derivations.Add(1)
+	notePeak(derivingNow.Add(1))
+	defer derivingNow.Add(-1)
 	return argon2.IDKey([]byte(passphrase), salt, p.Time, p.MemoryKiB, p.Threads, keyLen)
+}
+
+func notePeak(n int64) {
+	for {
+		peak := derivingPeak.Load()
+		if n <= peak || derivingPeak.CompareAndSwap(peak, n) {
+			return
+		}
+	}
 }
 
 func newAEAD(key []byte) (cipher.AEAD, error) {

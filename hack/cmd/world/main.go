@@ -16,9 +16,11 @@ import (
 	"sharedworld.dev/hack/world"
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/logging"
+	"sharedworld.dev/pkg/platform"
 )
 
 func main() {
+	platform.TuneGC()
 	cfg, err := config.Load[world.Config]()
 	log := logging.New(os.Stdout, "world", cfg.LogLevel)
 	if err != nil {
