@@ -71,7 +71,7 @@ func New(ctx context.Context, deps platform.Deps, opts Options) (*Service, error
 		Service: "governance", Group: "governance", Topics: citizens.Topics, Brokers: deps.Brokers,
 		Ledger: events.NewLedger(deps.DB), Handler: dir.Apply, Logger: deps.Logger,
 	})
-	a := app.New(st, store.NewCitizens(deps.DB, dir), store.NewLease(deps.DB), box, deps.Clock, opts.Trigger, deps.Logger, telemetry.Observer{})
+	a := app.New(st, store.NewCitizens(dir), store.NewLease(deps.DB), box, deps.Clock, opts.Trigger, deps.Logger, telemetry.Observer{})
 	return &Service{
 		app:      a,
 		handlers: &govhttp.Handlers{App: a, Auth: deps.Auth, Citizens: dir, AmbassadorToken: deps.AmbassadorToken},

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -48,6 +49,16 @@ type Directory struct {
 	// write to the collection passes through upsertFields (which drops the
 	// entry): an authenticated request then costs no database read.
 	held sync.Map // agent id → citizens.Citizen
+
+	// living counts the stored citizens not tombstoned on the exclusive
+	// backend, where every write passes through upsertFields: counting them
+	// in the database reads every document (FerretDB decodes each), which
+	// cost a proposal tens of milliseconds at 1,000 citizens. Writes adjust
+	// it holding countMu for reading; the first Living counts under the
+	// write lock, so no write falls between the count and its adjustments.
+	countMu sync.RWMutex
+	counted atomic.Bool
+	living  atomic.Int64
 }
 
 // New keeps the projection in db's "citizens" collection. The
@@ -137,6 +148,35 @@ func (d *Directory) confirm(agentID string) {
 	d.mu.Unlock()
 }
 
+// Living counts the citizens not tombstoned.
+func (d *Directory) Living(ctx context.Context) (int64, error) {
+	if !d.db.Exclusive() {
+		return d.count(ctx)
+	}
+	d.countMu.RLock()
+	if d.counted.Load() {
+		n := d.living.Load()
+		d.countMu.RUnlock()
+		return n, nil
+	}
+	d.countMu.RUnlock()
+	d.countMu.Lock()
+	defer d.countMu.Unlock()
+	if !d.counted.Load() {
+		n, err := d.count(ctx)
+		if err != nil {
+			return 0, err
+		}
+		d.living.Store(n)
+		d.counted.Store(true)
+	}
+	return d.living.Load(), nil
+}
+
+func (d *Directory) count(ctx context.Context) (int64, error) {
+	return d.coll.CountDocuments(ctx, bson.M{"tombstoned": bson.M{"$ne": true}})
+}
+
 // upsert stores c unless a newer version is already there.
 func (d *Directory) upsert(ctx context.Context, c citizens.Citizen) error {
 	return d.upsertFields(ctx, c.AgentID, c.Version, bson.M{"name": c.Name, "citizen_number": c.Number, "registered_at": c.RegisteredAt, "tombstoned": c.Tombstoned})
@@ -171,9 +211,26 @@ func (d *Directory) upsertFields(ctx context.Context, id string, version uint64,
 	}
 	defer d.held.Delete(id)
 	set["version"] = version
+	d.countMu.RLock()
+	defer d.countMu.RUnlock()
 	_, err = d.coll.UpdateOne(ctx, d.db.Guarded(id, bson.M{"version": bson.M{"$lt": version}}), bson.M{"$set": set}, options.Update().SetUpsert(true))
-	if mongo.IsDuplicateKeyError(err) {
+	switch {
+	case mongo.IsDuplicateKeyError(err):
 		return nil // another replica stored a newer version first
+	case err != nil:
+		d.counted.Store(false) // the write may have landed: count again
+		return err
 	}
-	return err
+	wasLiving := found && !held.Tombstoned
+	tombstoned := found && held.Tombstoned
+	if t, ok := set["tombstoned"].(bool); ok {
+		tombstoned = t
+	}
+	switch {
+	case wasLiving && tombstoned:
+		d.living.Add(-1)
+	case !wasLiving && !tombstoned:
+		d.living.Add(1)
+	}
+	return nil
 }

@@ -176,3 +176,73 @@ func TestDirectoryReadsNeverKeepAnOlderCitizen(t *testing.T) {
 		}
 	}
 }
+
+// Living counts the citizens not tombstoned as the projection holds them,
+// through registrations, repeated and late events, citizens first learned
+// from the fallback, and tombstones; a directory started on a stored
+// projection counts it from the database.
+func TestDirectoryCountsTheLiving(t *testing.T) {
+	kit := testkit.New(t)
+	ctx := kit.Ctx()
+	for _, mode := range []mongox.Mode{mongox.Shared, mongox.Exclusive} {
+		kit.DB.Collection("citizens").Drop(ctx)
+		db := mongox.NewDB(kit.DB.Database, mode)
+		id := func(i int) string { return fmt.Sprintf("emb_%024x", i) }
+		src := fixed{id(9): {AgentID: id(9), Name: "Fallback", Number: 9, Version: 1}}
+		dir := directory.New(db, src)
+		reg := func(i int) events.Event {
+			return events.MustNew("/services/identity", id(i), &identityv1.CitizenRegistered{AgentId: id(i), Name: "c", CitizenNumber: int64(i), RegisteredAt: timestamppb.Now(), Version: 1}, time.Now())
+		}
+		rename := func(i int, v uint64) events.Event {
+			return events.MustNew("/services/identity", id(i), &identityv1.CitizenUpdated{AgentId: id(i), Name: "r", Version: v}, time.Now())
+		}
+		tomb := func(i int, v uint64) events.Event {
+			return events.MustNew("/services/identity", id(i), &identityv1.CitizenTombstoned{AgentId: id(i), Version: v}, time.Now())
+		}
+		steps := []struct {
+			name string
+			do   func() error
+			want int64
+		}{
+			{"nothing stored", func() error { return nil }, 0},
+			{"three registered", func() error { return apply(ctx, dir, reg(1), reg(2), reg(3)) }, 3},
+			{"a registration repeated", func() error { return apply(ctx, dir, reg(2)) }, 3},
+			{"a rename", func() error { return apply(ctx, dir, rename(1, 2)) }, 3},
+			{"a tombstone", func() error { return apply(ctx, dir, tomb(2, 2)) }, 2},
+			{"the tombstone repeated, then an older rename", func() error { return apply(ctx, dir, tomb(2, 2), rename(2, 1)) }, 2},
+			{"a rename before its registration", func() error { return apply(ctx, dir, rename(4, 2), reg(4)) }, 3},
+			{"a tombstone before its registration", func() error { return apply(ctx, dir, tomb(5, 2), reg(5)) }, 3},
+			{"a citizen learned from the fallback", func() error { _, _, err := dir.Lookup(ctx, id(9)); return err }, 4},
+			{"its registration arriving later", func() error { return apply(ctx, dir, reg(9)) }, 4},
+		}
+		for _, s := range steps {
+			if err := s.do(); err != nil {
+				t.Fatalf("%v %s: %v", mode, s.name, err)
+			}
+			got, err := dir.Living(ctx)
+			if err != nil {
+				t.Fatalf("%v %s: %v", mode, s.name, err)
+			}
+			stored, err := kit.DB.Collection("citizens").CountDocuments(ctx, map[string]any{"tombstoned": map[string]any{"$ne": true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != s.want || stored != s.want {
+				t.Fatalf("%v after %s: Living %d, stored living %d, want %d", mode, s.name, got, stored, s.want)
+			}
+		}
+		again, err := directory.New(db, nil).Living(ctx)
+		if err != nil || again != 4 {
+			t.Fatalf("%v: a fresh directory counts %d (%v), want 4", mode, again, err)
+		}
+	}
+}
+
+func apply(ctx context.Context, dir *directory.Directory, evs ...events.Event) error {
+	for _, e := range evs {
+		if err := dir.Apply(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -16,18 +16,17 @@ import (
 // Citizens counts and looks up living citizens in the service's own
 // citizens projection (pkg/citizens keeps it from world.identity).
 type Citizens struct {
-	dir  *directory.Directory
-	coll *mongo.Collection
+	dir *directory.Directory
 }
 
-// NewCitizens reads the projection dir keeps in db.
-func NewCitizens(db *mongox.DB, dir *directory.Directory) *Citizens {
-	return &Citizens{dir: dir, coll: db.Collection("citizens")}
+// NewCitizens reads the projection dir keeps.
+func NewCitizens(dir *directory.Directory) *Citizens {
+	return &Citizens{dir: dir}
 }
 
 // Living counts citizens not tombstoned.
 func (c *Citizens) Living(ctx context.Context) (int64, error) {
-	return c.coll.CountDocuments(ctx, bson.M{"tombstoned": bson.M{"$ne": true}})
+	return c.dir.Living(ctx)
 }
 
 // IsLiving reports whether agentID is a living citizen.
