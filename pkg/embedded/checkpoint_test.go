@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -63,4 +64,54 @@ func TestWriteAheadLogBoundedUnderUpdatesOnly(t *testing.T) {
 	if largest > limit {
 		t.Fatalf("the write-ahead log grew to %.1f MiB under updates alone (limit %d MiB): its checkpoints never finish", float64(largest)/(1<<20), limit>>20)
 	}
+}
+
+// Writes never checkpoint the log themselves (that ends in an fsync, which
+// held the database's line for as long as a busy disk took): without the
+// background pass the log keeps every write, far past SQLite's own
+// checkpoint point of about 1,000 pages; the pass then copies it into the
+// database.
+func TestWritesLeaveCheckpointsToTheBackgroundPass(t *testing.T) {
+	dir := t.TempDir()
+	m, err := startMongo(context.Background(), dir, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Stop()
+	ctx := context.Background()
+	client, err := mongo.Connect(ctx, options.Client().ApplyURI(m.URI).SetRetryWrites(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	coll := client.Database("walkeep").Collection("docs")
+	filler := strings.Repeat("x", 4000)
+	for i := range 3000 {
+		if _, err := coll.InsertOne(ctx, bson.M{"_id": fmt.Sprint("d", i), "filler": filler}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const sqliteCheckpointsAt = 1000 * 4096
+	wal, db := filepath.Join(dir, "walkeep.sqlite-wal"), filepath.Join(dir, "walkeep.sqlite")
+	if size := fileSize(t, wal); size < 2*sqliteCheckpointsAt {
+		t.Fatalf("the log holds %d bytes after 12 MB of writes: a write checkpointed it", size)
+	}
+	if size := fileSize(t, db); size > sqliteCheckpointsAt {
+		t.Fatalf("the database holds %d bytes before any checkpoint of the pass", size)
+	}
+	if err := m.IndexNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if size := fileSize(t, db); size < 2*sqliteCheckpointsAt {
+		t.Fatalf("the database holds %d bytes after the pass's checkpoint, want the writes", size)
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
 }

@@ -26,9 +26,9 @@ const SignaturesCollection = "_signatures"
 // every backend (FerretDB v1 included), so of two replicas racing on one
 // signature exactly one inserts it; a duplicate key is a replay.
 type Ledger struct {
-	coll   *mongo.Collection
-	expiry *mongox.Expiry
-	group  *group
+	coll    *mongo.Collection
+	expiry  *mongox.Expiry
+	inserts *mongox.BatchedInserts
 }
 
 type signatureDoc struct {
@@ -43,14 +43,21 @@ func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Ledger, error) 
 	if err != nil {
 		return nil, fmt.Errorf("signature ledger: %w", err)
 	}
-	return &Ledger{coll: coll, expiry: exp, group: &group{coll: coll}}, nil
+	return &Ledger{coll: coll, expiry: exp, inserts: mongox.NewBatchedInserts(coll)}, nil
 }
 
 // FirstUse implements SignatureLedger. Concurrent first uses are inserted
-// together (see group).
+// together (mongox.BatchedInserts).
 func (l *Ledger) FirstUse(ctx context.Context, key string, expires time.Time) (bool, error) {
 	l.expiry.Tick(time.Now())
-	return l.group.firstUse(ctx, signatureDoc{ID: key, ExpiresAt: expires.UTC()})
+	err := l.inserts.Insert(ctx, signatureDoc{ID: key, ExpiresAt: expires.UTC()})
+	switch {
+	case errors.Is(err, mongox.ErrDuplicate):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("record signature: %w", err)
+	}
+	return true, nil
 }
 
 // Record implements SignatureLedger: a signature found stored is a replay;
@@ -65,7 +72,7 @@ func (l *Ledger) Record(ctx context.Context, key string, expires time.Time) (boo
 		return false, fmt.Errorf("look up signature: %w", err)
 	}
 	l.expiry.Tick(time.Now())
-	if l.group.record(signatureDoc{ID: key, ExpiresAt: expires.UTC()}) {
+	if l.inserts.Queue(signatureDoc{ID: key, ExpiresAt: expires.UTC()}) {
 		return true, nil
 	}
 	return l.FirstUse(ctx, key, expires)

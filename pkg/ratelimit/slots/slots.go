@@ -42,6 +42,9 @@ const Collection = "_ratelimits"
 type Counter struct {
 	coll   *mongo.Collection
 	expiry *mongox.Expiry
+	// inserts sends the slots of concurrent requests together: every
+	// write of every service takes one or more.
+	inserts *mongox.BatchedInserts
 	// log answers when this process is the only writer; nil when
 	// replicas share the database.
 	log *ratelimit.Log
@@ -60,7 +63,7 @@ func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Counter, error)
 	if err != nil {
 		return nil, fmt.Errorf("rate limit slots: %w", err)
 	}
-	c := &Counter{coll: coll, expiry: exp}
+	c := &Counter{coll: coll, expiry: exp, inserts: mongox.NewBatchedInserts(coll)}
 	if db.Exclusive() {
 		if c.log, err = load(ctx, coll); err != nil {
 			return nil, err
@@ -98,7 +101,7 @@ func (c *Counter) Take(ctx context.Context, key string, now time.Time, limit int
 		if ok, wait := c.log.Reserve(key, id, now, limit, window); !ok {
 			return "", wait, nil
 		}
-		if _, err := c.coll.InsertOne(ctx, doc); err != nil {
+		if err := c.inserts.Insert(ctx, doc); err != nil {
 			c.log.Remove(key, id)
 			return "", 0, fmt.Errorf("take slot: %w", err)
 		}
@@ -130,7 +133,7 @@ const contendedAttempts = 5
 // whether fewer than limit of the others sort before it (requests racing
 // it, some of which will be refused too), when trying again may succeed.
 func (c *Counter) takeShared(ctx context.Context, key string, doc slot, now time.Time, limit int, window time.Duration) (string, time.Duration, bool, error) {
-	if _, err := c.coll.InsertOne(ctx, doc); err != nil {
+	if err := c.inserts.Insert(ctx, doc); err != nil {
 		return "", 0, false, fmt.Errorf("take slot: %w", err)
 	}
 	others, before, err := c.window(ctx, key, now, window, doc.ID)

@@ -1,0 +1,81 @@
+package mongox_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
+
+	"sharedworld.dev/pkg/mongox"
+	"sharedworld.dev/pkg/testkit"
+)
+
+// One insert of several documents tells each its own answer: stored, its
+// _id already stored, or its _id repeated within the batch.
+func TestABatchAnswersEachDocument(t *testing.T) {
+	kit := testkit.New(t)
+	b := mongox.NewBatchedInserts(kit.DB.Collection("batched"))
+	if err := b.Insert(kit.Ctx(), bson.M{"_id": "old"}); err != nil {
+		t.Fatal(err)
+	}
+	errs := b.SendBatch(kit.Ctx(), []any{bson.M{"_id": "new-1"}, bson.M{"_id": "old"}, bson.M{"_id": "new-2"}, bson.M{"_id": "new-1"}})
+	want := []bool{false, true, false, true} // duplicate?
+	for i := range want {
+		if dup := errors.Is(errs[i], mongox.ErrDuplicate); dup != want[i] || (!dup && errs[i] != nil) {
+			t.Errorf("document %d: %v, want duplicate %v", i, errs[i], want[i])
+		}
+	}
+}
+
+// Concurrent callers, waiting and not, mixed: every document is stored
+// once, every waiting caller hears its own answer, and they share inserts.
+func TestConcurrentInsertsAreBatchedAndEachAnswered(t *testing.T) {
+	kit := testkit.New(t)
+	coll := kit.DB.Collection("batched")
+	b := mongox.NewBatchedInserts(coll)
+	const each = 150
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	stored, dups := 0, 0
+	for i := range each {
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			if !b.Queue(bson.M{"_id": fmt.Sprintf("queued-%d", i)}) {
+				t.Errorf("queued-%d was not taken", i)
+			}
+		}()
+		for range 2 { // the same document twice: one is stored, one a duplicate
+			go func() {
+				defer wg.Done()
+				err := b.Insert(kit.Ctx(), bson.M{"_id": fmt.Sprintf("waited-%d", i)})
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					stored++
+				case errors.Is(err, mongox.ErrDuplicate):
+					dups++
+				default:
+					t.Errorf("waited-%d: %v", i, err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if stored != each || dups != each {
+		t.Errorf("waiting callers: %d stored and %d duplicates, want %d each", stored, dups, each)
+	}
+	testkit.Eventually(t, 10*time.Second, "every queued document stored", func() bool {
+		n, err := coll.CountDocuments(kit.Ctx(), bson.M{})
+		return err == nil && n == 2*each
+	})
+	if s := b.Sent(); s >= 3*each {
+		t.Errorf("%d inserts for %d documents at once, want them batched", s, 3*each)
+	} else {
+		t.Logf("%d documents at once took %d inserts", 3*each, s)
+	}
+}
