@@ -78,22 +78,32 @@ type replicaSpec struct {
 	log       io.Writer
 }
 
+// portAttempts bounds the starts of a replica whose port was taken.
+const portAttempts = 3
+
 // startReplica starts one replica and returns once its readiness probe
 // passed (or its process exited or never became ready: the error carries
 // its last log lines). The replica lives until Terminate, restarted after
 // a crash, whatever becomes of ctx; life bounds it all.
 func startReplica(life context.Context, name string, s replicaSpec) (*Replica, error) {
 	r := &Replica{Name: name, Addrs: map[string]string{}, tail: newTailLog(name, s.log, 40)}
-	for port := range s.container.Ports {
-		addr, err := proc.FreeAddr()
-		if err != nil {
-			return nil, err
+	var probe string
+	pickAddrs := func() error {
+		for port := range s.container.Ports {
+			addr, err := proc.FreeAddr()
+			if err != nil {
+				return err
+			}
+			r.Addrs[port] = addr
 		}
-		r.Addrs[port] = addr
+		var err error
+		if probe, err = probeTarget(s.container.Readiness, s.container.Ports, r.Addrs); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
 	}
-	probe, err := probeTarget(s.container.Readiness, s.container.Ports, r.Addrs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := pickAddrs(); err != nil {
+		return nil, err
 	}
 	r.launch = func(ctx context.Context) error {
 		r.proc = &proc.Proc{Name: name, Bin: filepath.Join(s.binDir, s.container.Binary), Args: s.container.Args,
@@ -111,7 +121,18 @@ func startReplica(life context.Context, name string, s replicaSpec) (*Replica, e
 		return nil
 	}
 	r.mu.Lock()
-	err = r.launch(life)
+	err := r.launch(life)
+	// A free port is closed again before the replica listens on it, and
+	// another process may take it in between: such a start is tried again
+	// on other ports (the replica is in no endpoints yet).
+	for range portAttempts - 1 {
+		if err == nil || !strings.Contains(r.tail.String(), "address already in use") {
+			break
+		}
+		if err = pickAddrs(); err == nil {
+			err = r.launch(life)
+		}
+	}
 	r.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("%w; its last log lines:\n%s", err, r.tail.String())
