@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
@@ -21,17 +22,8 @@ import (
 // does between requests) checkpoints it, and the next write starts it over.
 func TestWriteAheadLogBoundedUnderUpdatesOnly(t *testing.T) {
 	dir := t.TempDir()
-	m, err := StartMongo(context.Background(), dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
+	m, client := startConnected(t, dir, 250*time.Millisecond)
 	ctx := context.Background()
-	client, err := mongo.Connect(ctx, options.Client().ApplyURI(m.URI).SetRetryWrites(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Disconnect(ctx)
 	coll := client.Database("walcheck").Collection("docs")
 	for i := 0; i < 20; i++ {
 		if _, err := coll.InsertOne(ctx, bson.M{"_id": fmt.Sprint("d", i), "n": 0}); err != nil {
@@ -73,17 +65,8 @@ func TestWriteAheadLogBoundedUnderUpdatesOnly(t *testing.T) {
 // database.
 func TestWritesLeaveCheckpointsToTheBackgroundPass(t *testing.T) {
 	dir := t.TempDir()
-	m, err := startMongo(context.Background(), dir, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Stop()
+	m, client := startConnected(t, dir, 0)
 	ctx := context.Background()
-	client, err := mongo.Connect(ctx, options.Client().ApplyURI(m.URI).SetRetryWrites(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Disconnect(ctx)
 	coll := client.Database("walkeep").Collection("docs")
 	filler := strings.Repeat("x", 4000)
 	for i := range 3000 {
@@ -114,4 +97,21 @@ func fileSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return st.Size()
+}
+
+// startConnected starts FerretDB on dir with the background pass every so
+// often (0: none) and connects a client; both end with the test.
+func startConnected(t *testing.T, dir string, every time.Duration) (*Mongo, *mongo.Client) {
+	t.Helper()
+	m, err := startMongo(context.Background(), dir, nil, every)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Stop)
+	client, err := mongo.Connect(context.Background(), options.Client().ApplyURI(m.URI).SetRetryWrites(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	return m, client
 }
