@@ -80,6 +80,27 @@ func (b *BatchedInserts) Queue(doc any) bool {
 	return queued
 }
 
+// Drain waits until every queued document was sent and answered, or ctx
+// ends: a process that stops calls it before it closes its database, so
+// the documents nobody waited for are stored all the same.
+func (b *BatchedInserts) Drain(ctx context.Context) error {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		b.mu.Lock()
+		idle := !b.sending && len(b.queue) == 0
+		b.mu.Unlock()
+		if idle {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 // Sent is how many inserts were sent.
 func (b *BatchedInserts) Sent() int64 { return b.sent.Load() }
 

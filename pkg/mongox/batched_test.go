@@ -1,6 +1,7 @@
 package mongox_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -69,10 +70,15 @@ func TestConcurrentInsertsAreBatchedAndEachAnswered(t *testing.T) {
 	if stored != each || dups != each {
 		t.Errorf("waiting callers: %d stored and %d duplicates, want %d each", stored, dups, each)
 	}
-	testkit.Eventually(t, 10*time.Second, "every queued document stored", func() bool {
-		n, err := coll.CountDocuments(kit.Ctx(), bson.M{})
-		return err == nil && n == 2*each
-	})
+	// Drain returns once the queued documents nobody waits for are stored.
+	ctx, cancel := context.WithTimeout(kit.Ctx(), 10*time.Second)
+	defer cancel()
+	if err := b.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := coll.CountDocuments(kit.Ctx(), bson.M{}); err != nil || n != 2*each {
+		t.Fatalf("stored %d documents after Drain (%v), want %d", n, err, 2*each)
+	}
 	if s := b.Sent(); s >= 3*each {
 		t.Errorf("%d inserts for %d documents at once, want them batched", s, 3*each)
 	} else {

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"sharedworld.dev/pkg/admit"
-	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/auth/mongoledger"
 	"sharedworld.dev/pkg/config"
 	"sharedworld.dev/pkg/ratelimit"
@@ -20,7 +19,7 @@ const GateService = "gate"
 
 // gate is what the host's request gate keeps across requests.
 type gate struct {
-	ledger auth.SignatureLedger
+	ledger *mongoledger.Ledger
 	limits *admit.Limits
 }
 

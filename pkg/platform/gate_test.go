@@ -51,27 +51,38 @@ func post(t *testing.T, url string, headers map[string]string) int {
 	return resp.StatusCode
 }
 
-// The host's gate keeps used signatures in the database: another replica,
-// or the same service after a restart, refuses a signature once used.
+// The host's gate keeps used signatures in the database: another replica
+// refuses a write's signature once used, and the service after a restart
+// refuses every used signature, a read's too (a read's record is queued
+// without a waiter, and a stop stores what it queued).
 func TestHostAcceptsASignatureOnceAcrossReplicasAndRestarts(t *testing.T) {
 	kit := testkit.New(t)
 	ada := kit.NewAgent("Ada", nil)
-	h := ada.Headers()
-	h["X-Agent-Signature"] = auth.SignRequestNonce(ada.Key, "GET", "/me", time.Now().Unix(), nil, "once")
+	now := time.Now().Unix()
+	read, write := ada.Headers(), ada.Headers()
+	read["X-Agent-Signature"] = auth.SignRequestNonce(ada.Key, "GET", "/me", now, nil, "read-once")
+	write["X-Agent-Signature"] = auth.SignRequestNonce(ada.Key, "POST", "/note", now, nil, "write-once")
 	first := replicaHost(t, kit, nil)
-	if s, body := get(t, first.URL()+"/me", h); s != 204 {
-		t.Fatalf("first use: %d %v", s, body)
+	if s, body := get(t, first.URL()+"/me", read); s != 204 {
+		t.Fatalf("first use of a read's signature: %d %v", s, body)
+	}
+	if s := post(t, first.URL()+"/note", write); s != 204 {
+		t.Fatalf("first use of a write's signature: %d", s)
 	}
 	if testkit.Mode() == mongox.Shared {
-		if s, _ := get(t, replicaHost(t, kit, nil).URL()+"/me", h); s != 401 {
-			t.Fatalf("a second replica accepted a used signature: %d", s)
+		if s := post(t, replicaHost(t, kit, nil).URL()+"/note", write); s != 401 {
+			t.Fatalf("a second replica accepted a used write signature: %d", s)
 		}
 	}
 	if err := first.Stop(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if s, _ := get(t, replicaHost(t, kit, nil).URL()+"/me", h); s != 401 {
-		t.Fatalf("after a restart a used signature was accepted: %d", s)
+	restarted := replicaHost(t, kit, nil)
+	if s, _ := get(t, restarted.URL()+"/me", read); s != 401 {
+		t.Fatalf("after a restart a used read signature was accepted: %d", s)
+	}
+	if s := post(t, restarted.URL()+"/note", write); s != 401 {
+		t.Fatalf("after a restart a used write signature was accepted: %d", s)
 	}
 }
 

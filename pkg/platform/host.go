@@ -51,6 +51,7 @@ type Host struct {
 	auth     *auth.Middleware
 	citizens *lookup
 	presence *citizens.PresenceReporter
+	gate     *gate
 	services []Service
 	endLife  context.CancelFunc
 	// dbs are the services' databases, whose in-memory copies a clean stop
@@ -112,6 +113,7 @@ func New(ctx context.Context, opts Options, units ...Unit) (_ *Host, err error) 
 	if err != nil {
 		return nil, fmt.Errorf("request gate: %w", err)
 	}
+	h.gate = g
 	h.auth = newAuth(life, opts.Config, trusted, g, h.log)
 	for i, u := range units {
 		envs[i].Deps.Auth = h.auth

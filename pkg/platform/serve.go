@@ -142,6 +142,12 @@ func (h *Host) Stop(timeout time.Duration) error {
 	// Nothing writes any more once every request finished and the
 	// background work stopped: the copies can be kept for the next start.
 	h.writeSnapshots(err == nil, deadline)
+	if h.gate != nil {
+		// the signatures of the last reads, queued without a waiter
+		dctx, cancel := context.WithDeadline(context.Background(), deadline)
+		_ = h.gate.ledger.Drain(dctx)
+		cancel()
+	}
 	h.close()
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("some requests did not finish before shutdown: %w", err)
