@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/bson"
@@ -84,5 +85,62 @@ func BenchmarkGuardedUpdate(b *testing.B) {
 				version++
 			}
 		})
+	}
+}
+
+// A range of _id between two strings (a rate limit's window of one key) is
+// read through the _id column; it finds exactly what the range holds,
+// whatever the ids around it hold: characters JSON escapes, a bound that is
+// a prefix of an id, ids of other keys and other types.
+func TestAnIDRangeFindsExactlyItsDocuments(t *testing.T) {
+	ctx := context.Background()
+	coll := guardedCollection(t, 3) // doc-00000 to doc-00002, outside every range below
+	ids := []string{"k|", "k|0", "k|00", "k|1", "k|1|a", "k|1|~", "k|2", "k|:", "k|<", "k|\"", "k|\\", "k|\x01", "k|é", "k| ",
+		"j|5", "l|0", "k", "kk|1", "w|emb_1|0001|a", "w|emb_1|0002|b", "w|emb_2|0001|c"}
+	docs := make([]any, 0, len(ids)+1)
+	for _, id := range ids {
+		docs = append(docs, bson.M{"_id": id})
+	}
+	docs = append(docs, bson.M{"_id": int64(7)})
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ op1, lo, op2, hi string }{
+		{"$gt", "k|", "$lt", "k|:"},
+		{"$gte", "k|", "$lte", "k|:"},
+		{"$gt", "k|0", "$lt", "k|1|~"},
+		{"$gte", "k|1", "$lte", "k|1"},
+		{"$gt", "k|", "$lt", "k|\u00ff"},
+		{"$gt", "k| ", "$lt", "k|~"},
+		{"$gt", "w|emb_1|0000|~", "$lt", "w|emb_1|:"},
+		{"$gt", "j", "$lt", "l"},
+		{"$gt", "k|<", "$lt", "k|<~"},
+	}
+	for _, c := range cases {
+		var want []string
+		for _, id := range ids {
+			if (id > c.lo || (c.op1 == "$gte" && id == c.lo)) && (id < c.hi || (c.op2 == "$lte" && id == c.hi)) {
+				want = append(want, id)
+			}
+		}
+		sort.Strings(want)
+		cur, err := coll.Find(ctx, bson.M{"_id": bson.M{c.op1: c.lo, c.op2: c.hi}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []struct {
+			ID string `bson:"_id"`
+		}
+		if err := cur.All(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		gotIDs := make([]string, len(got))
+		for i, g := range got {
+			gotIDs[i] = g.ID
+		}
+		sort.Strings(gotIDs)
+		if fmt.Sprintf("%q", gotIDs) != fmt.Sprintf("%q", want) {
+			t.Errorf("_id %s %q %s %q: found %q, want %q", c.op1, c.lo, c.op2, c.hi, gotIDs, want)
+		}
 	}
 }
