@@ -557,6 +557,9 @@ var (
 // the whole filter anyway. Without it a rate limit's count of one key's
 // window read and decoded every slot of every key.
 func idRangePrefix(d *types.Document) (string, bool) {
+	if d.Len() != 2 {
+		return "", false
+	}
 	var lower, upper string
 	var hasLower, hasUpper bool
 	for _, k := range d.Keys() {
@@ -566,14 +569,14 @@ func idRangePrefix(d *types.Document) (string, bool) {
 		}
 		switch k {
 		case "$gt", "$gte":
-			lower, hasLower = s, !hasLower
+			lower, hasLower = s, true
 		case "$lt", "$lte":
-			upper, hasUpper = s, !hasUpper
+			upper, hasUpper = s, true
 		default:
 			return "", false
 		}
 	}
-	if !hasLower || !hasUpper || d.Len() != 2 {
+	if !hasLower || !hasUpper { // two lower bounds, or two upper
 		return "", false
 	}
 	n := 0
