@@ -5,9 +5,7 @@ package cluster
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand"
 	"net/http"
@@ -15,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"sharedworld.dev/pkg/testkit"
 )
 
 // follower reads the bulletin's live feed as a client does, each
@@ -75,56 +75,16 @@ func (f *follower) session(ctx context.Context, base string, n int) error {
 		return fmt.Errorf("status %d", resp.StatusCode)
 	}
 	f.sessions++
-	rd := bufio.NewReader(resp.Body)
-	var id, data string
-	for n > 0 {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			return nil // the stream ended (the reader stopped or died): resume
-		}
-		line = strings.TrimSuffix(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "id: "):
-			id = line[4:]
-		case strings.HasPrefix(line, "data: "):
-			data = line[6:]
-		case line == "" && data != "":
-			var item struct {
-				ID string `json:"id"`
-			}
-			if err := json.Unmarshal([]byte(data), &item); err != nil {
-				return fmt.Errorf("data is not JSON: %q", data)
-			}
-			seq, err := streamSeq(id)
-			if err != nil {
-				return err
-			}
-			f.ids, f.seqs, f.last = append(f.ids, item.ID), append(f.seqs, seq), id
-			f.have.Add(1)
-			id, data = "", ""
-			n--
-		}
+	if n <= 0 {
+		return nil
 	}
-	return nil
-}
-
-// streamSeq reads the stream position out of an event id (opaque to
-// clients; the check looks inside for the order).
-func streamSeq(id string) (int64, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(id)
-	var pos struct {
-		Seq int64 `json:"s"`
-	}
-	if err == nil {
-		err = json.Unmarshal(raw, &pos)
-	}
-	if err == nil && pos.Seq <= 0 {
-		err = errors.New("no seq")
-	}
-	if err != nil {
-		return 0, fmt.Errorf("event id %q: %w", id, err)
-	}
-	return pos.Seq, nil
+	// the stream ending (the reader stopped or died) is no error: resume
+	return testkit.ReadStream(resp.Body, func(it testkit.StreamItem) bool {
+		f.ids, f.seqs, f.last = append(f.ids, it.ItemID), append(f.seqs, it.Seq), it.EventID
+		f.have.Add(1)
+		n--
+		return n > 0
+	})
 }
 
 // storedFeed pages the whole feed through base, oldest first: the item

@@ -1,20 +1,17 @@
 package bulletin_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"sharedworld.dev/pkg/events"
+	"sharedworld.dev/pkg/testkit"
 	plotsv1 "sharedworld.dev/proto/plots/v1"
 	"sharedworld.dev/services/bulletin"
 )
@@ -186,53 +183,12 @@ func (r *resumingReader) run(ctx context.Context) error {
 // read reads up to n items from the open connection; the stream ending
 // early is no error (the reader resumes), a malformed message is.
 func (r *resumingReader) read(n int) error {
-	rd := bufio.NewReader(r.resp.Body)
-	var id, data string
-	for n > 0 && len(r.ids) < r.want {
-		line, err := rd.ReadString('\n')
-		if err != nil {
-			return nil //nolint:nilerr // the stream ended: the caller compares what was read with what it wanted
-		}
-		line = strings.TrimSuffix(line, "\n")
-		switch {
-		case strings.HasPrefix(line, "id: "):
-			id = line[4:]
-		case strings.HasPrefix(line, "data: "):
-			data = line[6:]
-		case line == "" && data != "":
-			var item struct {
-				ID string `json:"id"`
-			}
-			if err := json.Unmarshal([]byte(data), &item); err != nil {
-				return fmt.Errorf("data is not JSON: %q", data)
-			}
-			seq, err := streamSeq(id)
-			if err != nil {
-				return err
-			}
-			r.ids, r.seqs, r.last = append(r.ids, item.ID), append(r.seqs, seq), id
-			id, data = "", ""
-			n--
-		}
+	if n <= 0 || len(r.ids) >= r.want {
+		return nil
 	}
-	return nil
-}
-
-// streamSeq reads the stream position out of an event id. The id is opaque
-// to clients; the test looks inside to check the order.
-func streamSeq(id string) (int64, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(id)
-	var pos struct {
-		Seq int64 `json:"s"`
-	}
-	if err == nil {
-		err = json.Unmarshal(raw, &pos)
-	}
-	if err == nil && pos.Seq <= 0 {
-		err = errors.New("no seq")
-	}
-	if err != nil {
-		return 0, fmt.Errorf("event id %q: %w", id, err)
-	}
-	return pos.Seq, nil
+	return testkit.ReadStream(r.resp.Body, func(it testkit.StreamItem) bool {
+		r.ids, r.seqs, r.last = append(r.ids, it.ItemID), append(r.seqs, it.Seq), it.EventID
+		n--
+		return n > 0 && len(r.ids) < r.want
+	})
 }
