@@ -22,20 +22,40 @@ import (
 // duplicate of its _id. No goroutine runs while nothing waits: the first
 // caller of a batch sends it and hands the next batch to the first caller
 // waiting for it; a batch whose first document nobody waits for (Queue)
-// gets a goroutine.
+// gets a goroutine, which may linger for company (WithLinger).
 type BatchedInserts struct {
 	coll *mongo.Collection
+	// linger is how long a batch nobody waits for waits for more
+	// documents before it is sent; a caller that waits cuts it short.
+	linger time.Duration
 
 	sent atomic.Int64 // inserts sent
 
 	mu      sync.Mutex
-	sending bool       // a batch is on its way
+	sending bool       // a batch is on its way (or lingering)
 	queue   []*pending // the next batch
+	// queued counts the documents taken, answered how many of them (in
+	// order: batches go one at a time) were answered; answer is closed and
+	// replaced whenever answered moves.
+	queued, answered int64
+	answer           chan struct{}
+	// lingering is closed to end the next batch's linger; hurried spares
+	// the next batch its linger (a caller waits in it, or flushes).
+	lingering chan struct{}
+	hurried   bool
 }
 
 // NewBatchedInserts batches the inserts into coll.
 func NewBatchedInserts(coll *mongo.Collection) *BatchedInserts {
-	return &BatchedInserts{coll: coll}
+	return &BatchedInserts{coll: coll, answer: make(chan struct{})}
+}
+
+// WithLinger lets a batch that starts with a document nobody waits for wait
+// up to d for more before it is sent: where most documents are queued, it
+// turns many small inserts into a few larger ones at no caller's expense.
+func (b *BatchedInserts) WithLinger(d time.Duration) *BatchedInserts {
+	b.linger = d
+	return b
 }
 
 // pending is one document and, once its batch is sent, its answer.
@@ -75,31 +95,73 @@ func (b *BatchedInserts) Queue(doc any) bool {
 	p := &pending{doc: doc}
 	queued, lead := b.enqueue(p, MaxQueued)
 	if lead {
-		go b.lead(context.Background(), p)
+		go b.lingerThenLead(p)
 	}
 	return queued
+}
+
+// lingerThenLead sends the batch p starts once the linger is over, or a
+// caller who waits (or flushes) hurried it.
+func (b *BatchedInserts) lingerThenLead(p *pending) {
+	if b.linger > 0 {
+		b.mu.Lock()
+		var hurry chan struct{}
+		if !b.hurried {
+			hurry = make(chan struct{})
+			b.lingering = hurry
+		}
+		b.mu.Unlock()
+		if hurry != nil {
+			t := time.NewTimer(b.linger)
+			select {
+			case <-t.C:
+			case <-hurry:
+			}
+			t.Stop()
+		}
+	}
+	b.lead(context.Background(), p)
+}
+
+// hurryLocked ends the next batch's linger, or spares it one.
+func (b *BatchedInserts) hurryLocked() {
+	b.hurried = true
+	if b.lingering != nil {
+		close(b.lingering)
+		b.lingering = nil
+	}
+}
+
+// QueueLinger is the linger of the gate's batches: a crash loses at most
+// the documents of this long (and of the insert on its way) that nobody
+// waited for.
+const QueueLinger = 10 * time.Millisecond
+
+// Flush waits until every document queued before it was answered, or ctx
+// ends: a caller about to delete a document it queued flushes first, so
+// the delete cannot overtake the insert.
+func (b *BatchedInserts) Flush(ctx context.Context) error {
+	b.mu.Lock()
+	b.hurryLocked()
+	target := b.queued
+	for b.answered < target {
+		answer := b.answer
+		b.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-answer:
+		}
+		b.mu.Lock()
+	}
+	b.mu.Unlock()
+	return nil
 }
 
 // Drain waits until every queued document was sent and answered, or ctx
 // ends: a process that stops calls it before it closes its database, so
 // the documents nobody waited for are stored all the same.
-func (b *BatchedInserts) Drain(ctx context.Context) error {
-	t := time.NewTicker(5 * time.Millisecond)
-	defer t.Stop()
-	for {
-		b.mu.Lock()
-		idle := !b.sending && len(b.queue) == 0
-		b.mu.Unlock()
-		if idle {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
+func (b *BatchedInserts) Drain(ctx context.Context) error { return b.Flush(ctx) }
 
 // Sent is how many inserts were sent.
 func (b *BatchedInserts) Sent() int64 { return b.sent.Load() }
@@ -113,8 +175,12 @@ func (b *BatchedInserts) enqueue(p *pending, limit int) (queued, lead bool) {
 		return false, false
 	}
 	b.queue = append(b.queue, p)
+	b.queued++
 	lead = !b.sending
 	b.sending = true
+	if p.wake != nil {
+		b.hurryLocked() // a caller waits in the next batch
+	}
 	return true, lead
 }
 
@@ -126,6 +192,7 @@ func (b *BatchedInserts) lead(ctx context.Context, p *pending) {
 	n := min(len(b.queue), maxBatch)
 	batch := b.queue[:n:n]
 	b.queue = b.queue[n:]
+	b.hurried, b.lingering = false, nil // what hurried this batch is in it
 	b.mu.Unlock()
 
 	sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendTimeout)
@@ -133,6 +200,9 @@ func (b *BatchedInserts) lead(ctx context.Context, p *pending) {
 	cancel()
 
 	b.mu.Lock()
+	b.answered += int64(len(batch))
+	close(b.answer)
+	b.answer = make(chan struct{})
 	switch {
 	case len(b.queue) == 0:
 		b.sending = false

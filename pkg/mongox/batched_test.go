@@ -85,3 +85,52 @@ func TestConcurrentInsertsAreBatchedAndEachAnswered(t *testing.T) {
 		t.Logf("%d documents at once took %d inserts", 3*each, s)
 	}
 }
+
+// Documents nobody waits for linger for company: however many are queued
+// within the linger go in one insert, and Flush sends them at once.
+func TestQueuedDocumentsLingerIntoOneInsert(t *testing.T) {
+	kit := testkit.New(t)
+	coll := kit.DB.Collection("batched")
+	b := mongox.NewBatchedInserts(coll).WithLinger(time.Hour)
+	for i := range 50 {
+		if !b.Queue(bson.M{"_id": fmt.Sprintf("queued-%d", i)}) {
+			t.Fatalf("queued-%d was not taken", i)
+		}
+	}
+	ctx, cancel := context.WithTimeout(kit.Ctx(), 30*time.Second)
+	defer cancel()
+	if err := b.Flush(ctx); err != nil {
+		t.Fatalf("Flush did not send the lingering batch: %v", err)
+	}
+	if n, err := coll.CountDocuments(kit.Ctx(), bson.M{}); err != nil || n != 50 {
+		t.Fatalf("stored %d documents after Flush (%v), want 50", n, err)
+	}
+	if sent := b.Sent(); sent != 1 {
+		t.Fatalf("%d inserts sent for 50 queued documents, want 1", sent)
+	}
+}
+
+// A caller who waits for its answer does not wait out a linger: it joins
+// the lingering batch and sends it.
+func TestAWaitingCallerCutsTheLingerShort(t *testing.T) {
+	kit := testkit.New(t)
+	coll := kit.DB.Collection("batched")
+	b := mongox.NewBatchedInserts(coll).WithLinger(time.Hour)
+	if !b.Queue(bson.M{"_id": "queued"}) {
+		t.Fatal("not queued")
+	}
+	ctx, cancel := context.WithTimeout(kit.Ctx(), 30*time.Second)
+	defer cancel()
+	if err := b.Insert(ctx, bson.M{"_id": "waited"}); err != nil {
+		t.Fatalf("the waiting insert: %v", err)
+	}
+	if err := b.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := coll.CountDocuments(kit.Ctx(), bson.M{}); err != nil || n != 2 {
+		t.Fatalf("stored %d documents (%v), want 2", n, err)
+	}
+	if sent := b.Sent(); sent != 1 {
+		t.Fatalf("%d inserts sent, want the queued and the waiting document in one", sent)
+	}
+}

@@ -20,12 +20,14 @@ const GateService = "gate"
 // gate is what the host's request gate keeps across requests.
 type gate struct {
 	ledger *mongoledger.Ledger
+	slots  *slots.Counter
 	limits *admit.Limits
 }
 
 // newGate builds the gate on the backend: the signature ledger and the
 // rate limiter's slots in the database, so that replicas share one budget
-// and a restart (even a kill) starts no count over, on every backend.
+// and a restart starts no count over, on every backend (a kill forgets at
+// most the slots queued in its last moments on the embedded default).
 func newGate(ctx context.Context, b *Backend, cfg config.Common, log *slog.Logger) (*gate, error) {
 	db := b.DB(GateService)
 	ledger, err := mongoledger.New(ctx, db, log)
@@ -40,7 +42,7 @@ func newGate(ctx context.Context, b *Backend, cfg config.Common, log *slog.Logge
 	if err != nil {
 		return nil, err
 	}
-	return &gate{ledger: ledger, limits: &admit.Limits{
+	return &gate{ledger: ledger, slots: counter, limits: &admit.Limits{
 		Limiter: ratelimit.New(rules, counter, nil), SourceHeader: cfg.ClientIPHeader,
 		LoopbackUnlimited: cfg.LoopbackSourcesUnlimited,
 	}}, nil

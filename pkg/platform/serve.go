@@ -143,9 +143,11 @@ func (h *Host) Stop(timeout time.Duration) error {
 	// background work stopped: the copies can be kept for the next start.
 	h.writeSnapshots(err == nil, deadline)
 	if h.gate != nil {
-		// the signatures of the last reads, queued without a waiter
+		// the signatures of the last reads and the last rate limit
+		// slots, queued without a waiter
 		dctx, cancel := context.WithDeadline(context.Background(), deadline)
 		_ = h.gate.ledger.Drain(dctx)
+		_ = h.gate.slots.Drain(dctx)
 		cancel()
 	}
 	h.close()

@@ -43,7 +43,7 @@ func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Ledger, error) 
 	if err != nil {
 		return nil, fmt.Errorf("signature ledger: %w", err)
 	}
-	return &Ledger{coll: coll, expiry: exp, inserts: mongox.NewBatchedInserts(coll)}, nil
+	return &Ledger{coll: coll, expiry: exp, inserts: mongox.NewBatchedInserts(coll).WithLinger(mongox.QueueLinger)}, nil
 }
 
 // FirstUse implements SignatureLedger. Concurrent first uses are inserted

@@ -14,7 +14,8 @@
 // refused, never both accepted; one that finds only such racers ahead of
 // its place backs off a moment and tries again). Where this process is the only writer
 // (the embedded default) the log in memory answers, loaded from the slots
-// when the process starts, and a slot is one insert.
+// when the process starts, and a slot is queued for the next batched
+// insert without the request waiting for it.
 package slots
 
 import (
@@ -63,7 +64,7 @@ func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Counter, error)
 	if err != nil {
 		return nil, fmt.Errorf("rate limit slots: %w", err)
 	}
-	c := &Counter{coll: coll, expiry: exp, inserts: mongox.NewBatchedInserts(coll)}
+	c := &Counter{coll: coll, expiry: exp, inserts: mongox.NewBatchedInserts(coll).WithLinger(mongox.QueueLinger)}
 	if db.Exclusive() {
 		if c.log, err = load(ctx, coll); err != nil {
 			return nil, err
@@ -100,6 +101,13 @@ func (c *Counter) Take(ctx context.Context, key string, now time.Time, limit int
 		// never pass the limit between them while the insert is on its way.
 		if ok, wait := c.log.Reserve(key, id, now, limit, window); !ok {
 			return "", wait, nil
+		}
+		// The log in memory is what counts here; the stored slot only has
+		// to outlive a restart, so the request does not wait for it (a
+		// graceful stop drains the queue; a crash forgets at most the
+		// slots of the last moments, mongox.QueueLinger).
+		if c.inserts.Queue(doc) {
+			return id, 0, nil
 		}
 		if err := c.inserts.Insert(ctx, doc); err != nil {
 			c.log.Remove(key, id)
@@ -182,8 +190,19 @@ func (c *Counter) window(ctx context.Context, key string, now time.Time, window 
 	return times, before, nil
 }
 
+// Drain waits until the queued slots are stored, or ctx ends (a stopping
+// process, before it closes the database).
+func (c *Counter) Drain(ctx context.Context) error { return c.inserts.Drain(ctx) }
+
 // Give implements ratelimit.Counter: the slot is deleted.
 func (c *Counter) Give(ctx context.Context, key, id string) error {
+	if c.log != nil {
+		// The slot may still be queued: its insert must not land after
+		// the delete.
+		if err := c.inserts.Flush(ctx); err != nil {
+			return fmt.Errorf("give back slot: %w", err)
+		}
+	}
 	if _, err := c.coll.DeleteOne(ctx, bson.M{"_id": id}); err != nil {
 		return fmt.Errorf("give back slot: %w", err)
 	}

@@ -50,6 +50,12 @@ func profileName(obj any) string {
 //
 // Obj should a pointer to a struct with a field "token" of type *Token.
 func Track(obj any, token *Token) {
+	if !debugbuild.Enabled {
+		// The profile's stack capture and the finalizer cost every
+		// command of the embedded database a traceback.
+		return
+	}
+
 	checkArgs(obj, token)
 
 	name := profileName(obj)
@@ -94,6 +100,10 @@ func Track(obj any, token *Token) {
 //
 // It is safe to call this function multiple times.
 func Untrack(obj any, token *Token) {
+	if !debugbuild.Enabled {
+		return
+	}
+
 	checkArgs(obj, token)
 
 	p := pprof.Lookup(profileName(obj))
