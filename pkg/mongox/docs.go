@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
@@ -78,6 +79,16 @@ type Docs[T, E any] struct {
 	// its lock is still held (doc nil: deleted), so writes of one document
 	// reach it in their order: a store keeps its Mirror by it.
 	Written func(id string, doc *T)
+	// Cache, when set, answers the reads of Get, Update and Delete from
+	// memory (MirrorCache: the Mirror Written keeps, on an exclusive
+	// database), saving a read of the database per change; ok false sends
+	// the read to the database. The document it returns is the change's to
+	// modify, so it must share nothing a change could alter with what the
+	// cache holds. After a write that failed (and so reached no Written),
+	// the document is read from the database until a write of it lands.
+	Cache func(id string) (doc T, version int64, found, ok bool)
+
+	unsure sync.Map // ids whose last write failed
 }
 
 // NewDocs stores T in collection name of db and tells notify about every
@@ -152,6 +163,7 @@ func (s *Docs[T, E]) insert(ctx context.Context, id string, doc T, evs []E) (T, 
 		if IsDuplicate(err) {
 			return zero, fmt.Errorf("insert into %s: %w", s.coll.Name(), ErrDuplicate)
 		}
+		s.failed(id)
 		s.doubt(evs)
 		return zero, fmt.Errorf("insert into %s: %w", s.coll.Name(), err)
 	}
@@ -186,10 +198,23 @@ func (s *Docs[T, E]) doubt(evs []E) {
 // written decodes what was written and tells Written about it.
 func (s *Docs[T, E]) written(id string, d bson.D) (T, error) {
 	out, err := decodeAs[T](d)
-	if err == nil && s.Written != nil {
-		s.Written(id, &out)
+	if err == nil {
+		if s.Written != nil {
+			s.Written(id, &out)
+		}
+		if s.Cache != nil {
+			s.unsure.Delete(id)
+		}
 	}
 	return out, err
+}
+
+// failed notes a write of id that failed: its outcome is unknown, and the
+// cache may be behind the database.
+func (s *Docs[T, E]) failed(id string) {
+	if s.Cache != nil {
+		s.unsure.Store(id, struct{}{})
+	}
 }
 
 // Update is the one read-modify-write: with the document's lock held it
@@ -231,11 +256,15 @@ func (s *Docs[T, E]) Update(ctx context.Context, id string, change func(*T) ([]E
 			if IsDuplicate(err) {
 				return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, ErrDuplicate)
 			}
+			s.failed(id)
 			s.doubt(evs)
 			return zero, fmt.Errorf("update %s/%s: %w", s.coll.Name(), id, err)
 		}
 		if res.MatchedCount == 0 {
-			continue // another replica changed (or removed) it first: decide again on what it wrote
+			// another replica changed (or removed) it first: decide again
+			// on what it wrote, read from the database
+			s.failed(id)
+			continue
 		}
 		if len(evs) > 0 {
 			s.notify.Notify(s.coll, id)
@@ -266,14 +295,19 @@ func (s *Docs[T, E]) Delete(ctx context.Context, id string, check func(*T) error
 		}
 		res, err := s.coll.DeleteOne(s.writeCtx(ctx), s.db.Guarded(id, versionGuard(version)))
 		if err != nil {
+			s.failed(id)
 			return fmt.Errorf("delete %s/%s: %w", s.coll.Name(), id, err)
 		}
 		if res.DeletedCount == 1 {
 			if s.Written != nil {
 				s.Written(id, nil)
 			}
+			if s.Cache != nil {
+				s.unsure.Delete(id)
+			}
 			return nil
 		}
+		s.failed(id)
 	}
 	return fmt.Errorf("delete %s/%s: %w", s.coll.Name(), id, ErrVersionClash)
 }
@@ -289,6 +323,22 @@ func versionGuard(v int64) bson.M {
 
 // read returns the document (without its outbox) and its version.
 func (s *Docs[T, E]) read(ctx context.Context, id string) (T, int64, error) {
+	var zero T
+	if s.Cache != nil {
+		if _, unsure := s.unsure.Load(id); !unsure {
+			if doc, version, found, ok := s.Cache(id); ok {
+				if !found {
+					return zero, 0, ErrNotFound
+				}
+				return doc, version, nil
+			}
+		}
+	}
+	return s.readStored(ctx, id)
+}
+
+// readStored reads the document from the database.
+func (s *Docs[T, E]) readStored(ctx context.Context, id string) (T, int64, error) {
 	var zero T
 	raw, err := s.coll.FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{OutboxField: 0})).Raw()
 	if errors.Is(err, mongo.ErrNoDocuments) {

@@ -377,3 +377,22 @@ func (o *Order[R]) Descend(below func(*R) bool, fn func(*R) bool) {
 		}
 	}
 }
+
+// MirrorCache answers Docs.Cache from a Mirror whose rows are the documents
+// themselves, once it is loaded (before that, and while it loads, the
+// database answers). version reads a row's version field. The row is
+// copied, so its fields may be set; a row type with slices or maps must be
+// changed by building new ones, never in place.
+func MirrorCache[T any](m *Mirror[T], version func(*T) int64) func(id string) (T, int64, bool, bool) {
+	return func(id string) (T, int64, bool, bool) {
+		var zero T
+		if !m.loaded.Load() {
+			return zero, 0, false, false
+		}
+		r, found := m.Get(id)
+		if !found {
+			return zero, 0, false, true
+		}
+		return *r, version(r), true, true
+	}
+}

@@ -53,6 +53,8 @@ func newFileMirror(m *mongox.Mirror[fileDoc]) *fileMirror {
 // listed the new rows (its answer is dropped at the next read), but one
 // that saw the new version never lists the old.
 func (m *fileMirror) keep(d *docs[fileDoc]) {
+	// A change reads the head from the copy, not the database.
+	d.Cache = mongox.MirrorCache(m.Mirror, func(f *fileDoc) int64 { return int64(f.Version) })
 	d.Written = func(id string, f *fileDoc) {
 		if f == nil {
 			m.Delete(id)

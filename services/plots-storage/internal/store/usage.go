@@ -29,6 +29,9 @@ type usageDoc struct {
 	GrantedBytes int64 `bson:"granted_bytes"`
 	GrantedFiles int64 `bson:"granted_files"`
 	GrantSeq     int64 `bson:"grant_seq"`
+	// Version is mongox.Docs's, read for the in-memory copy's answers to a
+	// change's read (MirroredUsage); Docs sets it on every write.
+	Version int64 `bson:"version"`
 }
 
 type holdDoc struct {

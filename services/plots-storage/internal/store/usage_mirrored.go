@@ -39,6 +39,9 @@ func NewMirroredUsage(db *mongox.DB) *MirroredUsage {
 		panic("store.NewMirroredUsage: the database is shared; use NewUsage")
 	}
 	m := &MirroredUsage{Usage: NewUsage(db), copy: copy}
+	// A change reads the account from the copy, not the database (the
+	// copy's holds are replaced by each change, never changed in place).
+	m.docs.Cache = mongox.MirrorCache(copy, func(d *usageDoc) int64 { return d.Version })
 	// mongox.Docs reports every write while it holds the account's lock,
 	// so the copy is never behind a write that was answered.
 	m.docs.Written = func(id string, d *usageDoc) {
