@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
@@ -88,6 +89,32 @@ func BenchmarkGuardedUpdate(b *testing.B) {
 	}
 }
 
+// BenchmarkInListFind: a find of ten documents by an _id $in in a
+// collection of 100 and of 5,000 documents; its cost should not grow with
+// the collection.
+func BenchmarkInListFind(b *testing.B) {
+	for _, n := range []int{100, 5000} {
+		b.Run(fmt.Sprint("docs=", n), func(b *testing.B) {
+			coll := guardedCollection(b, n)
+			ctx := context.Background()
+			ids := bson.A{}
+			for i := n - 10; i < n; i++ {
+				ids = append(ids, fmt.Sprintf("doc-%05d", i))
+			}
+			for b.Loop() {
+				cur, err := coll.Find(ctx, bson.M{"_id": bson.M{"$in": ids}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var got []bson.M
+				if err := cur.All(ctx, &got); err != nil || len(got) != 10 {
+					b.Fatalf("%d found, %v", len(got), err)
+				}
+			}
+		})
+	}
+}
+
 // A range of _id between two strings (a rate limit's window of one key) is
 // read through the _id column; it finds exactly what the range holds,
 // whatever the ids around it hold: characters JSON escapes, a bound that is
@@ -142,5 +169,67 @@ func TestAnIDRangeFindsExactlyItsDocuments(t *testing.T) {
 		if fmt.Sprintf("%q", gotIDs) != fmt.Sprintf("%q", want) {
 			t.Errorf("_id %s %q %s %q: found %q, want %q", c.op1, c.lo, c.op2, c.hi, gotIDs, want)
 		}
+	}
+}
+
+// An _id $in of strings and ObjectIDs is read through the _id column:
+// finds, removals and updates by such a list touch exactly its documents,
+// with other fields of the filter still applied.
+func TestAnIDInListFindsExactlyItsDocuments(t *testing.T) {
+	ctx := context.Background()
+	coll := guardedCollection(t, 20) // doc-00000 to doc-00019
+	oid := primitive.NewObjectID()
+	odd := []any{"k|\"q\"", "k|\\", "k|é", oid, int64(7)}
+	for _, id := range odd {
+		if _, err := coll.InsertOne(ctx, bson.M{"_id": id, "version": int64(1), "n": int64(0)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := func(filter bson.M) []string {
+		t.Helper()
+		cur, err := coll.Find(ctx, filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bson.M
+		if err := cur.All(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]string, len(got))
+		for i, g := range got {
+			ids[i] = fmt.Sprint(g["_id"])
+		}
+		sort.Strings(ids)
+		return ids
+	}
+	cases := []struct {
+		filter bson.M
+		want   []string
+	}{
+		{bson.M{"_id": bson.M{"$in": bson.A{"doc-00003", "doc-00011", "missing"}}}, []string{"doc-00003", "doc-00011"}},
+		{bson.M{"_id": bson.M{"$in": bson.A{"k|\"q\"", "k|\\", "k|é", oid}}}, []string{"k|\"q\"", "k|\\", "k|é", fmt.Sprint(oid)}},
+		{bson.M{"_id": bson.M{"$in": bson.A{"doc-00001", int64(7)}}}, []string{"7", "doc-00001"}}, // a number: not pushed down, same answer
+		{bson.M{"_id": bson.M{"$in": bson.A{"doc-00001", "doc-00002"}}, "version": int64(2)}, []string{}},
+		{bson.M{"_id": bson.M{"$in": bson.A{}}}, []string{}},
+	}
+	for _, c := range cases {
+		sort.Strings(c.want)
+		if got := found(c.filter); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", c.want) {
+			t.Errorf("%v: found %q, want %q", c.filter, got, c.want)
+		}
+	}
+	up, err := coll.UpdateMany(ctx, bson.M{"_id": bson.M{"$in": bson.A{"doc-00004", "doc-00005", "k|é"}}}, bson.M{"$set": bson.M{"n": int64(9)}})
+	if err != nil || up.ModifiedCount != 3 {
+		t.Fatalf("update by list: %+v, %v", up, err)
+	}
+	if got := found(bson.M{"n": int64(9)}); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", []string{"doc-00004", "doc-00005", "k|é"}) {
+		t.Fatalf("updated %q", got)
+	}
+	del, err := coll.DeleteMany(ctx, bson.M{"_id": bson.M{"$in": bson.A{"doc-00004", "doc-00006", oid, "missing"}}})
+	if err != nil || del.DeletedCount != 3 {
+		t.Fatalf("delete by list: %+v, %v", del, err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.M{}); err != nil || n != 20+5-3 {
+		t.Fatalf("%d documents left (%v), want %d", n, err, 20+5-3)
 	}
 }

@@ -100,3 +100,28 @@ func TestConsumerAppliesABacklogInBatches(t *testing.T) {
 		t.Fatalf("%d events applied one by one: want the failed batch's %d", len(probe.singles), probe.batches[0])
 	}
 }
+
+// The ledger records a batch in one write, a repeat of an event already
+// recorded included, and finds which of a batch's ids it holds.
+func TestLedgerRecordsABatchAndFindsItsSeen(t *testing.T) {
+	kit := testkit.New(t)
+	ledger := events.NewLedger(kit.DB)
+	now := time.Now()
+	ev := func(id string) events.Event {
+		return events.MustNew("/services/test", id, &ticketsv1.TicketFiled{TicketId: id, Version: 1}, now)
+	}
+	a, b, c := ev("tkt_a"), ev("tkt_b"), ev("tkt_c")
+	if err := ledger.RecordAll(kit.Ctx(), []events.Event{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ledger.RecordAll(kit.Ctx(), []events.Event{b, c}); err != nil {
+		t.Fatalf("recording a batch with an event recorded before: %v", err)
+	}
+	seen, err := ledger.SeenAmong(kit.Ctx(), []string{a.ID, c.ID, "tkt_unseen"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !seen[a.ID] || !seen[c.ID] || seen["tkt_unseen"] || len(seen) != 2 {
+		t.Fatalf("seen %v, want %s and %s only", seen, a.ID, c.ID)
+	}
+}

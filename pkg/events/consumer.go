@@ -11,6 +11,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/metrics"
 	"sharedworld.dev/pkg/mongox"
@@ -45,6 +46,42 @@ func (l *Ledger) Record(ctx context.Context, e Event) error {
 	_, err := l.coll.InsertOne(ctx, bson.M{"_id": e.ID, "type": e.Type, "at": time.Now().UTC()})
 	if err != nil && !mongo.IsDuplicateKeyError(err) {
 		return err
+	}
+	return nil
+}
+
+// SeenAmong reports which of ids were applied before, in one read.
+func (l *Ledger) SeenAmong(ctx context.Context, ids []string) (map[string]bool, error) {
+	found, err := mongox.FindAll[struct {
+		ID string `bson:"_id"`
+	}](ctx, l.coll, bson.M{"_id": bson.M{"$in": ids}}, options.Find().SetProjection(bson.M{"_id": 1}))
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(found))
+	for _, d := range found {
+		seen[d.ID] = true
+	}
+	return seen, nil
+}
+
+// RecordAll marks the events applied in one write; recording twice is
+// harmless.
+func (l *Ledger) RecordAll(ctx context.Context, evs []Event) error {
+	docs := make([]any, len(evs))
+	now := time.Now().UTC()
+	for i, e := range evs {
+		docs[i] = bson.M{"_id": e.ID, "type": e.Type, "at": now}
+	}
+	_, err := l.coll.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+	var bulk mongo.BulkWriteException
+	if err == nil || !errors.As(err, &bulk) || bulk.WriteConcernError != nil {
+		return err
+	}
+	for _, we := range bulk.WriteErrors {
+		if !mongox.IsDuplicate(we.WriteError) {
+			return err
+		}
 	}
 	return nil
 }
@@ -213,23 +250,23 @@ func (c *Consumer) handleBatch(ctx context.Context, msgs []kafka.Message) error 
 func (c *Consumer) applyBatch(ctx context.Context, evs []Event) error {
 	fresh := evs
 	if c.o.Ledger != nil {
-		// The ledger drops what earlier batches applied; a batch's own
-		// repeats are dropped here.
+		// The ledger drops what earlier batches applied (one read for the
+		// batch); a batch's own repeats are dropped here.
+		ids := make([]string, len(evs))
+		for i, e := range evs {
+			ids[i] = e.ID
+		}
+		seen, err := c.o.Ledger.SeenAmong(ctx, ids)
+		if err != nil {
+			return err
+		}
 		fresh = make([]Event, 0, len(evs))
-		inBatch := make(map[string]bool, len(evs))
 		for _, e := range evs {
-			seen := inBatch[e.ID]
-			if !seen {
-				var err error
-				if seen, err = c.o.Ledger.Seen(ctx, e.ID); err != nil {
-					return err
-				}
-			}
-			if seen {
+			if seen[e.ID] {
 				metrics.EventsConsumed.WithLabelValues(c.o.Service, e.Type, "duplicate").Inc()
 				continue
 			}
-			inBatch[e.ID] = true
+			seen[e.ID] = true
 			fresh = append(fresh, e)
 		}
 	}
@@ -239,12 +276,12 @@ func (c *Consumer) applyBatch(ctx context.Context, evs []Event) error {
 	if err := c.o.Batch(ctx, fresh); err != nil {
 		return err
 	}
-	for _, e := range fresh {
-		if c.o.Ledger != nil {
-			if err := c.o.Ledger.Record(ctx, e); err != nil {
-				return err
-			}
+	if c.o.Ledger != nil {
+		if err := c.o.Ledger.RecordAll(ctx, fresh); err != nil {
+			return err
 		}
+	}
+	for _, e := range fresh {
 		metrics.EventsConsumed.WithLabelValues(c.o.Service, e.Type, "applied").Inc()
 	}
 	return nil

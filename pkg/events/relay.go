@@ -297,19 +297,16 @@ func (r *Relay) Drain(ctx context.Context) (int, error) {
 	return sent, firstErr
 }
 
-// byID reads the outboxes of the given documents, each by its _id (the one
-// lookup every backend serves from an index).
+// byID reads the outboxes of the given documents in one read by their
+// _id (a lookup every backend serves from its _id index).
 func (r *Relay) byID(ctx context.Context, coll *mongo.Collection, ids []string) ([]pendingDoc, error) {
-	docs := make([]pendingDoc, 0, len(ids))
-	for _, id := range ids {
-		var d pendingDoc
-		err := coll.FindOne(ctx, bson.M{"_id": id}, options.FindOne().SetProjection(bson.M{OutboxField: 1})).Decode(&d)
-		if errors.Is(err, mongo.ErrNoDocuments) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read outbox of %s/%s: %w", coll.Name(), id, err)
-		}
+	found, err := mongox.FindAll[pendingDoc](ctx, coll, bson.M{"_id": bson.M{"$in": ids}},
+		options.Find().SetProjection(bson.M{OutboxField: 1}))
+	if err != nil {
+		return nil, fmt.Errorf("read the outboxes of %d documents of %s: %w", len(ids), coll.Name(), err)
+	}
+	docs := found[:0]
+	for _, d := range found {
 		if len(d.Outbox) > 0 {
 			docs = append(docs, d)
 		}

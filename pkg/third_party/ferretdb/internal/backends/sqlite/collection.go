@@ -85,7 +85,10 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 			whereClause = fmt.Sprintf(` WHERE %s = ?`, metadata.IDColumn)
 			args = []any{string(must.NotFail(sjson.MarshalSingleValue(v)))}
 		case *types.Document:
-			if prefix, ok := idRangePrefix(v); ok && params.Filter.Len() == 1 {
+			if ids, ok := idInList(v); ok {
+				whereClause = fmt.Sprintf(` WHERE %s IN (?%s)`, metadata.IDColumn, strings.Repeat(", ?", len(ids)-1))
+				args = ids
+			} else if prefix, ok := idRangePrefix(v); ok && params.Filter.Len() == 1 {
 				whereClause = fmt.Sprintf(` WHERE %s >= ? AND %s < ?`, metadata.IDColumn, metadata.IDColumn)
 				args = []any{`"` + prefix, `"` + prefix + "\xff"}
 			}
@@ -546,6 +549,33 @@ func (c *collection) DropIndexes(ctx context.Context, params *backends.DropIndex
 var (
 	_ backends.Collection = (*collection)(nil)
 )
+
+// maxInPushdown bounds the _id values of an $in pushed down to SQL.
+const maxInPushdown = 1000
+
+// idInList is the _id column's values of an {$in: [...]} of strings and
+// ObjectIDs (Shared World): at most those rows can match, and the handler
+// filters the rows it gets with the whole filter anyway. Without it a
+// batch's lookup or removal by _id read and decoded the whole collection.
+func idInList(d *types.Document) ([]any, bool) {
+	if d.Len() != 1 || !d.Has("$in") {
+		return nil, false
+	}
+	arr, ok := must.NotFail(d.Get("$in")).(*types.Array)
+	if !ok || arr.Len() == 0 || arr.Len() > maxInPushdown {
+		return nil, false
+	}
+	ids := make([]any, 0, arr.Len())
+	for i := 0; i < arr.Len(); i++ {
+		switch v := must.NotFail(arr.Get(i)).(type) {
+		case string, types.ObjectID:
+			ids = append(ids, string(must.NotFail(sjson.MarshalSingleValue(v))))
+		default:
+			return nil, false
+		}
+	}
+	return ids, true
+}
 
 // idRangePrefix is the common prefix of the bounds of an _id range between
 // two strings ({$gt or $gte, $lt or $lte}), when it is not empty and JSON
