@@ -56,8 +56,10 @@ func startMongo(ctx context.Context, dir string, log *slog.Logger, every time.Du
 		// fsync, which the committing write waited for in its database's
 		// line, and with the disk busy that held every write of the
 		// database (the gate's: every write of the world) for seconds. The
-		// background pass checkpoints instead, outside the lines.
-		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)&_pragma=wal_autocheckpoint(0)",
+		// background pass checkpoints instead, outside the lines. Statement
+		// journals stay in memory (temp_store): a large insert spilled one
+		// to a temporary file, opened and removed in the write's commit.
+		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(memory)",
 		Logger:    log,
 	})
 	if err != nil {
