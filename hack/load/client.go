@@ -17,9 +17,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"sharedworld.dev/pkg/client"
+	"sharedworld.dev/pkg/httpx"
 )
 
 // Client is a connection pool to one world; agents share it. Requests go
@@ -155,6 +157,13 @@ func (c *Client) Do(ctx context.Context, a *Agent, route, method, pathAndQuery s
 }
 
 // str reads a string field of a JSON object, following nested objects.
+// OutcomeUnknown reports an answer that says its write started and may
+// have been applied (a 503 after the deadline or a broken connection to
+// the database), unlike a refusal at the door.
+func (a Answer) OutcomeUnknown() bool {
+	return a.Err == nil && a.Status == http.StatusServiceUnavailable && strings.Contains(str(a.Body, "hint"), httpx.MayHaveBeenApplied)
+}
+
 func str(m map[string]any, keys ...string) string {
 	for i, k := range keys {
 		if i == len(keys)-1 {

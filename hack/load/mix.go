@@ -129,8 +129,9 @@ func (m *Mix) Act(ctx context.Context, c *citizen) {
 // ack notes an acknowledged (2xx) write: in the ledger, and for the
 // visibility timer when the feed shows it (typ not "").
 func (m *Mix) ack(typ, id, verb string, ans Answer, note func()) {
-	if ans.Err != nil && typ != "" {
-		// No answer: the world may have stored it or not.
+	if typ != "" && (ans.Err != nil || ans.OutcomeUnknown()) {
+		// No answer, or a 503 after the write started: the world may have
+		// stored it or not.
 		m.L.with(func() {
 			m.L.unanswered[id+" "+verb]++
 			m.L.Unanswered[typ+verb]++

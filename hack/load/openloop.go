@@ -58,8 +58,10 @@ type Step struct {
 	Acked    int
 	Achieved float64 // acknowledged writes per second of the step
 	// Shed are writes refused at once with Retry-After (503 or 429 by a
-	// rate limit or the daily cap); Failed any other 5xx or no answer.
-	Shed, Failed int
+	// rate limit or the daily cap); Unsure those answered 503 after they
+	// started, which may be stored (the checks allow for them); Failed any
+	// other 5xx or no answer.
+	Shed, Unsure, Failed int
 	Kinds        map[string]Dist
 	// CPU is the runner's CPU time over the step (0: unknown) and Wall the
 	// step's length until its last answer.
@@ -169,6 +171,8 @@ func runStep(ctx context.Context, c *Client, m *Mix, free chan *citizen, rate fl
 		switch {
 		case a.Err == nil && a.Status/100 == 2:
 			acked++
+		case a.OutcomeUnknown() && a.RetryAfter != "":
+			st.Unsure++
 		case a.Err == nil && (a.Status == http.StatusServiceUnavailable || a.Status == http.StatusTooManyRequests) && a.RetryAfter != "":
 			st.Shed++
 		default:
@@ -257,7 +261,7 @@ func runnerCPU(ctx context.Context, c *Client) (time.Duration, bool) {
 // check; it reports whether the run passed (nothing lost or doubled, no
 // answer outside the contract). Timings are reported, never judged.
 func PrintOpenLoop(w io.Writer, res *OpenResult) bool {
-	fmt.Fprintf(w, "\n%8s %8s %8s %6s %6s %6s %7s", "offered", "sent", "achieved", "shed", "failed", "cpu", "cpu/ack")
+	fmt.Fprintf(w, "\n%8s %8s %8s %6s %6s %6s %6s %7s", "offered", "sent", "achieved", "shed", "unsure", "failed", "cpu", "cpu/ack")
 	for _, k := range openMix {
 		fmt.Fprintf(w, "  %-19s", k.name+" p50/p99")
 	}
@@ -270,14 +274,14 @@ func PrintOpenLoop(w io.Writer, res *OpenResult) bool {
 				per = fmt.Sprintf("%.1fms", s.CPU.Seconds()*1000/float64(s.Acked))
 			}
 		}
-		fmt.Fprintf(w, "%8.0f %8d %8.0f %6d %6d %6s %7s", s.Offered, s.Sent, s.Achieved, s.Shed, s.Failed, cores, per)
+		fmt.Fprintf(w, "%8.0f %8d %8.0f %6d %6d %6d %6s %7s", s.Offered, s.Sent, s.Achieved, s.Shed, s.Unsure, s.Failed, cores, per)
 		for _, k := range openMix {
 			d := s.Kinds[k.name]
 			fmt.Fprintf(w, "  %-19s", ms(d.P50)+"/"+ms(d.P99))
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "\n(cpu: the runner's cores over the step; cpu/ack: its CPU per acknowledged write; latencies from the intended send time)")
+	fmt.Fprintln(w, "\n(unsure: answered 503 after the write started, so it may be stored; cpu: the runner's cores over the step; cpu/ack: its CPU per acknowledged write; latencies from the intended send time)")
 	if res.Check != nil {
 		fmt.Fprintln(w, "\nevery acknowledged write, as the world shows it:")
 		for _, l := range res.Check.Lines {

@@ -77,10 +77,16 @@ func Classify(err error) *problem.Error {
 		}
 	}
 	if isUnavailable(err) {
-		return problem.Unavailable("A storage or messaging dependency is unavailable.", "Retry after Retry-After seconds. If the database connection broke mid-write, this write may have been applied: a repeat then answers as a repeat does (409, or 429 at a daily limit); read before repeating a write that is not idempotent.")
+		return problem.Unavailable("A storage or messaging dependency is unavailable.", "Retry after Retry-After seconds. If the database connection broke mid-write, "+MayHaveBeenApplied+": a repeat then answers as a repeat does (409, or 429 at a daily limit); read before repeating a write that is not idempotent.")
 	}
 	return &problem.Error{Kind: problem.KindInternal, Message: "Internal server error.", Hint: "Retry later; if it persists, file a ticket with the X-Request-Id header value."}
 }
+
+// MayHaveBeenApplied is said in the hint of a 503 whose write started and
+// whose outcome is not known, unlike a refusal at the door, where nothing
+// was done: a client that keeps a ledger of its writes (the load tool)
+// counts such a write as possibly stored.
+const MayHaveBeenApplied = "this write may have been applied"
 
 // UnavailableRetry is the Retry-After of a 503 that names no wait of its
 // own: a dependency (database, broker) is expected back within seconds.
