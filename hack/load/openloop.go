@@ -62,7 +62,7 @@ type Step struct {
 	// started, which may be stored (the checks allow for them); Failed any
 	// other 5xx or no answer.
 	Shed, Unsure, Failed int
-	Kinds        map[string]Dist
+	Kinds                map[string]Dist
 	// CPU is the runner's CPU time over the step (0: unknown) and Wall the
 	// step's length until its last answer.
 	CPU, Wall time.Duration
