@@ -134,3 +134,31 @@ func TestAWaitingCallerCutsTheLingerShort(t *testing.T) {
 		t.Fatalf("%d inserts sent, want the queued and the waiting document in one", sent)
 	}
 }
+
+// Removals queued within the linger go in one delete, and Flush sends
+// them at once; what was not queued stays.
+func TestQueuedDeletesGoInOneCommand(t *testing.T) {
+	kit := testkit.New(t)
+	coll := kit.DB.Collection("batched")
+	var docs []any
+	for i := range 30 {
+		docs = append(docs, bson.M{"_id": fmt.Sprintf("doc-%d", i)})
+	}
+	if _, err := coll.InsertMany(kit.Ctx(), docs); err != nil {
+		t.Fatal(err)
+	}
+	var failures []error
+	d := mongox.NewBatchedDeletes(coll, time.Hour, func(_ []string, err error) { failures = append(failures, err) })
+	for i := range 20 {
+		if !d.Queue(fmt.Sprintf("doc-%d", i)) {
+			t.Fatalf("doc-%d was not queued", i)
+		}
+	}
+	d.Flush(kit.Ctx())
+	if n, err := coll.CountDocuments(kit.Ctx(), bson.M{}); err != nil || n != 10 {
+		t.Fatalf("%d documents left after Flush (%v), want the 10 not queued", n, err)
+	}
+	if sent := d.Sent(); sent != 1 || len(failures) > 0 {
+		t.Fatalf("%d deletes sent for 20 queued ids (failures %v), want 1", sent, failures)
+	}
+}

@@ -143,5 +143,6 @@ func (s *Service) Run(ctx context.Context) error {
 	s.relay.Run(ctx)
 	err := <-done
 	s.app.WriteDeferredConfirms(ctx)
+	s.app.FlushDeletes(ctx)
 	return err
 }

@@ -86,3 +86,11 @@ func (a *App) WriteDeferredConfirms(ctx context.Context) {
 		}
 	}
 }
+
+// FlushDeletes removes the file contents given up and still queued for
+// removal (a stopping service, before its database closes).
+func (a *App) FlushDeletes(ctx context.Context) {
+	bg, cancel := background(ctx)
+	defer cancel()
+	a.Files.FlushDeletes(bg)
+}

@@ -90,6 +90,9 @@ type Files interface {
 	PutBlob(ctx context.Context, tenancy string, data []byte, now time.Time) (string, error)
 	Blob(ctx context.Context, blobID string) ([]byte, error)
 	DeleteBlob(ctx context.Context, blobID string) error
+	// FlushDeletes removes the contents DeleteBlob left queued (a stopping
+	// service, before its database closes).
+	FlushDeletes(ctx context.Context)
 	DeleteTenancy(ctx context.Context, plotID, tenancy string) error
 	// DeleteOrphans removes what tenancies not in live left before cutoff.
 	DeleteOrphans(ctx context.Context, live map[string]bool, cutoff time.Time) (int64, error)

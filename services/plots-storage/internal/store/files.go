@@ -185,6 +185,9 @@ func (s *Files) DeleteBlob(ctx context.Context, id string) error {
 	return nil
 }
 
+// FlushDeletes does nothing: DeleteBlob removes at once here.
+func (s *Files) FlushDeletes(context.Context) {}
+
 // DeleteTenancy removes every file and content of an ended tenancy.
 func (s *Files) DeleteTenancy(ctx context.Context, plotID, tenancy string) error {
 	if err := s.deleteHeadsOf(ctx, plotID, tenancy); err != nil {

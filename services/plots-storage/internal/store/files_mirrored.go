@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"time"
@@ -23,6 +24,9 @@ type MirroredFiles struct {
 	// filesCopy and gardenCopy are the copies of files and garden_files.
 	filesCopy, gardenCopy *fileMirror
 	blobRefs              *blobRefs
+	// drops removes the contents given up, a batch at a time, while the
+	// write that gave one up is answered.
+	drops *mongox.BatchedDeletes
 }
 
 // NewMirroredFiles keeps files as NewFiles does, with the in-memory copies.
@@ -33,6 +37,10 @@ func NewMirroredFiles(db *mongox.DB, notify mongox.Notifier) *MirroredFiles {
 		panic("store.NewMirroredFiles: the database is shared; use NewFiles")
 	}
 	m := &MirroredFiles{Files: NewFiles(db, notify), filesCopy: filesCopy, gardenCopy: gardenCopy, blobRefs: blobRefsOf(db)}
+	m.drops = mongox.NewBatchedDeletes(m.blobs, mongox.QueueLinger, func(ids []string, err error) {
+		// The contents stay stored, unlisted; their tenancy's end removes them.
+		slog.Default().Warn("could not delete unused file contents", slog.Int("contents", len(ids)), slog.String("error", err.Error()))
+	})
 	filesCopy.keep(m.files)
 	gardenCopy.keep(m.garden)
 	return m
@@ -102,16 +110,27 @@ func (m *MirroredFiles) PutBlob(ctx context.Context, tenancy string, data []byte
 	return id, nil
 }
 
-// DeleteBlob takes the reference out before the content goes, and puts it
-// back if the delete fails.
+// DeleteBlob takes the reference out before the content goes, and queues
+// the content's removal: no head points to it, so nobody reads it, and a
+// batch of removals is one command. Past the queue's bound it removes the
+// content itself, putting the reference back if that fails.
 func (m *MirroredFiles) DeleteBlob(ctx context.Context, id string) error {
+	if id == "" {
+		return nil
+	}
 	taken := m.blobRefs.take(id)
+	if m.drops.Queue(id) {
+		return nil
+	}
 	if err := m.Files.DeleteBlob(ctx, id); err != nil {
 		m.blobRefs.restore(taken)
 		return err
 	}
 	return nil
 }
+
+// FlushDeletes removes the contents queued for removal.
+func (m *MirroredFiles) FlushDeletes(ctx context.Context) { m.drops.Flush(ctx) }
 
 // DeleteTenancy deletes as the MongoDB adapter does, keeping the copies:
 // the deletes of many documents at once pass no document's lock, so no

@@ -49,6 +49,7 @@ func testRepairReads(t *testing.T, kit *testkit.Kit, open func() filesAdapter) {
 	if err := written.DeleteBlob(ctx, blobs["gone"]); err != nil {
 		t.Fatal(err)
 	}
+	written.FlushDeletes(ctx) // the mirrored adapter queues the removal
 	if err := written.DeleteTenancy(ctx, "plot_1_3", "t5"); err != nil {
 		t.Fatal(err)
 	}
