@@ -105,11 +105,13 @@ func Run(ctx context.Context, c *Client, cfg Config) (*Result, error) {
 			defer wg.Done()
 			time.Sleep(cfg.Ramp * time.Duration(i) / time.Duration(cfg.Agents))
 			cz := m.Arrive(ctx, i)
+			if cz != nil {
+				arrived.Add(1) // before Done: the count is read once every agent is Done
+			}
 			arrivedWG.Done()
 			if cz == nil {
 				return
 			}
-			arrived.Add(1)
 			<-mixStart
 			if pace == nil && cfg.Think > 0 {
 				// Agents think on clocks of their own: spread over one
