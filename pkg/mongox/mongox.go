@@ -3,7 +3,6 @@
 package mongox
 
 import (
-	"os"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -45,9 +44,6 @@ func Connect(ctx context.Context, uri string, extra ...Option) (*mongo.Client, e
 		SetSocketTimeout(30 * time.Second).
 		SetMaxPoolSize(64).
 		SetRetryWrites(false) // FerretDB has no retryable writes; Mongo works either way
-	if os.Getenv("CMDCOUNT") != "" {
-		opts.SetMonitor(cmdMonitor())
-	}
 	for _, o := range extra {
 		o(opts)
 	}
