@@ -33,10 +33,13 @@ func indexIDs(ctx context.Context, dir string) error {
 type openFiles map[string]openFile
 
 // openFile is a connection and the file it opened: a database dropped and
-// made again under the same name is another file, opened anew.
+// made again under the same name is another file, opened anew. indexed is
+// the file's schema version once its tables were last seen indexed: until
+// it moves (a table made), the pass reads no schema.
 type openFile struct {
-	db   *sql.DB
-	info os.FileInfo
+	db      *sql.DB
+	info    os.FileInfo
+	indexed int64
 }
 
 func (o openFiles) indexIDs(ctx context.Context, dir string) error {
@@ -45,7 +48,7 @@ func (o openFiles) indexIDs(ctx context.Context, dir string) error {
 		return err
 	}
 	for _, f := range files {
-		if err := o.indexFile(ctx, f); err != nil && ctx.Err() == nil {
+		if _, err := o.indexFile(ctx, f); err != nil && ctx.Err() == nil {
 			return fmt.Errorf("%s: %w", filepath.Base(f), err)
 		}
 	}
@@ -59,29 +62,53 @@ func (o openFiles) close() {
 	}
 }
 
-func (o openFiles) indexFile(ctx context.Context, path string) error {
+// indexFile indexes the file's new tables, if its schema moved since the
+// last pass (schemaRead), and checkpoints its log.
+func (o openFiles) indexFile(ctx context.Context, path string) (schemaRead bool, err error) {
 	info, err := os.Stat(path)
 	if f, ok := o[path]; ok && (err != nil || !os.SameFile(f.info, info)) {
 		_ = f.db.Close() // dropped, or dropped and made again
 		delete(o, path)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil // dropped meanwhile
+		return false, nil // dropped meanwhile
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	f, ok := o[path]
 	if !ok {
 		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 		if err != nil {
-			return err
+			return false, err
 		}
 		db.SetMaxOpenConns(1)
-		f = openFile{db: db, info: info}
-		o[path] = f
+		f = openFile{db: db, info: info, indexed: -1}
 	}
-	db := f.db
+	// Reading sqlite_master for every file four times a second was a
+	// share of the runner's CPU under load; the schema version, in the
+	// file's header, says whether there is anything new to read.
+	var version int64
+	if err := f.db.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&version); err != nil {
+		o[path] = f
+		return false, err
+	}
+	if version != f.indexed {
+		if err := indexTables(ctx, f.db); err != nil {
+			o[path] = f
+			return true, err
+		}
+		// The version read before: the indexes just made move it, so the
+		// next pass reads the schema once more, and a table made meanwhile
+		// is not taken for seen.
+		f.indexed, schemaRead = version, true
+	}
+	o[path] = f
+	return schemaRead, checkpoint(ctx, f.db)
+}
+
+// indexTables adds the _id lookup index to the tables that lack it.
+func indexTables(ctx context.Context, db *sql.DB) error {
 	rows, err := db.QueryContext(ctx, `SELECT t.name FROM sqlite_master t
 		WHERE t.type = 'table' AND t.name NOT LIKE '\_ferretdb%' ESCAPE '\'
 		AND NOT EXISTS (SELECT 1 FROM sqlite_master i WHERE i.type = 'index' AND i.name = t.name || '_sw_id')`)
@@ -104,7 +131,7 @@ func (o openFiles) indexFile(ctx context.Context, path string) error {
 			return err
 		}
 	}
-	return checkpoint(ctx, db)
+	return nil
 }
 
 // checkpoint copies the write-ahead log into the database without waiting

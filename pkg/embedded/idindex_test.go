@@ -1,0 +1,79 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/bson"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
+)
+
+// The background pass indexes a database's new tables, and reads its
+// schema only when the schema moved: a pass over unchanged files reads
+// none, and a collection made later is indexed by the next pass.
+func TestTheIndexPassReadsASchemaOnlyWhenItMoved(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, err := startMongo(ctx, dir, nil, 0) // no background pass: this test runs it
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Stop)
+	c, err := mongo.Connect(ctx, options.Client().ApplyURI(m.URI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Disconnect(ctx) })
+	db := c.Database("pass")
+	if _, err := db.Collection("first").InsertOne(ctx, bson.M{"_id": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "pass.sqlite")
+	open := openFiles{}
+	defer open.close()
+	pass := func() bool {
+		t.Helper()
+		read, err := open.indexFile(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return read
+	}
+	indexed := func(table string) bool {
+		t.Helper()
+		raw, err := sql.Open("sqlite", "file:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		var n int
+		if err := raw.QueryRow(`SELECT count(*) FROM sqlite_master t JOIN sqlite_master i
+			ON i.type = 'index' AND i.name = t.name || '_sw_id' WHERE t.type = 'table' AND t.name LIKE ? || '%'`, table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+
+	if !pass() || !indexed("first") {
+		t.Fatal("the first pass must read the schema and index the collection")
+	}
+	pass() // the index it made moved the schema: read once more
+	if pass() {
+		t.Fatal("a pass over an unchanged schema read it")
+	}
+	if _, err := db.Collection("first").InsertOne(ctx, bson.M{"_id": "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if pass() {
+		t.Fatal("a write that made no table moved the schema")
+	}
+	if _, err := db.Collection("second").InsertOne(ctx, bson.M{"_id": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if !pass() || !indexed("second") {
+		t.Fatal("a collection made later must be indexed by the next pass")
+	}
+}
