@@ -40,6 +40,10 @@ type openFile struct {
 	db      *sql.DB
 	info    os.FileInfo
 	indexed int64
+	// settled is the file's data version when a checkpoint last copied
+	// the whole log: until another connection commits, there is nothing
+	// to checkpoint.
+	settled int64
 }
 
 func (o openFiles) indexIDs(ctx context.Context, dir string) error {
@@ -62,28 +66,32 @@ func (o openFiles) close() {
 	}
 }
 
+// passDid says what a pass did on a file.
+type passDid struct{ schemaRead, checkpointed bool }
+
 // indexFile indexes the file's new tables, if its schema moved since the
-// last pass (schemaRead), and checkpoints its log.
-func (o openFiles) indexFile(ctx context.Context, path string) (schemaRead bool, err error) {
+// last pass, and checkpoints its log, if another connection committed
+// since its last complete checkpoint.
+func (o openFiles) indexFile(ctx context.Context, path string) (did passDid, err error) {
 	info, err := os.Stat(path)
 	if f, ok := o[path]; ok && (err != nil || !os.SameFile(f.info, info)) {
 		_ = f.db.Close() // dropped, or dropped and made again
 		delete(o, path)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil // dropped meanwhile
+		return did, nil // dropped meanwhile
 	}
 	if err != nil {
-		return false, err
+		return did, err
 	}
 	f, ok := o[path]
 	if !ok {
 		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 		if err != nil {
-			return false, err
+			return did, err
 		}
 		db.SetMaxOpenConns(1)
-		f = openFile{db: db, info: info, indexed: -1}
+		f = openFile{db: db, info: info, indexed: -1, settled: -1}
 	}
 	// Reading sqlite_master for every file four times a second was a
 	// share of the runner's CPU under load; the schema version, in the
@@ -91,20 +99,35 @@ func (o openFiles) indexFile(ctx context.Context, path string) (schemaRead bool,
 	var version int64
 	if err := f.db.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&version); err != nil {
 		o[path] = f
-		return false, err
+		return did, err
 	}
 	if version != f.indexed {
 		if err := indexTables(ctx, f.db); err != nil {
 			o[path] = f
-			return true, err
+			return did, err
 		}
 		// The version read before: the indexes just made move it, so the
 		// next pass reads the schema once more, and a table made meanwhile
 		// is not taken for seen.
-		f.indexed, schemaRead = version, true
+		f.indexed, did.schemaRead = version, true
+	}
+	var data int64
+	if err := f.db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&data); err != nil {
+		o[path] = f
+		return did, err
+	}
+	if data != f.settled {
+		complete, err := checkpoint(ctx, f.db)
+		if err != nil {
+			o[path] = f
+			return did, err
+		}
+		if f.settled, did.checkpointed = -1, true; complete {
+			f.settled = data
+		}
 	}
 	o[path] = f
-	return schemaRead, checkpoint(ctx, f.db)
+	return did, nil
 }
 
 // indexTables adds the _id lookup index to the tables that lack it.
@@ -144,9 +167,15 @@ func indexTables(ctx context.Context, db *sql.DB) error {
 // log over. PASSIVE takes no write lock and never waits, so FerretDB's own
 // writes are not held up (RESTART and TRUNCATE wait for readers while
 // holding the write lock, and writers then fail with SQLITE_BUSY).
-func checkpoint(ctx context.Context, db *sql.DB) error {
-	_, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
-	return err
+//
+// complete says the whole log was copied: a file no one writes to after
+// that has nothing more to checkpoint.
+func checkpoint(ctx context.Context, db *sql.DB) (complete bool, err error) {
+	var busy, frames, copied int64
+	if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err != nil {
+		return false, err
+	}
+	return busy == 0 && frames == copied, nil
 }
 
 // indexLoop keeps new collections indexed and the write-ahead logs

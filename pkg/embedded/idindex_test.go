@@ -34,14 +34,15 @@ func TestTheIndexPassReadsASchemaOnlyWhenItMoved(t *testing.T) {
 	path := filepath.Join(dir, "pass.sqlite")
 	open := openFiles{}
 	defer open.close()
-	pass := func() bool {
+	passDid := func() passDid {
 		t.Helper()
-		read, err := open.indexFile(ctx, path)
+		did, err := open.indexFile(ctx, path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return read
+		return did
 	}
+	pass := func() bool { t.Helper(); return passDid().schemaRead }
 	indexed := func(table string) bool {
 		t.Helper()
 		raw, err := sql.Open("sqlite", "file:"+path)
@@ -75,5 +76,53 @@ func TestTheIndexPassReadsASchemaOnlyWhenItMoved(t *testing.T) {
 	}
 	if !pass() || !indexed("second") {
 		t.Fatal("a collection made later must be indexed by the next pass")
+	}
+}
+
+// The background pass checkpoints a database's log only when another
+// connection committed since its last complete checkpoint.
+func TestTheIndexPassCheckpointsOnlyAfterWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	m, err := startMongo(ctx, dir, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Stop)
+	c, err := mongo.Connect(ctx, options.Client().ApplyURI(m.URI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Disconnect(ctx) })
+	coll := c.Database("pass").Collection("docs")
+	if _, err := coll.InsertOne(ctx, bson.M{"_id": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "pass.sqlite")
+	open := openFiles{}
+	defer open.close()
+	checkpointed := func() bool {
+		t.Helper()
+		did, err := open.indexFile(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return did.checkpointed
+	}
+	if !checkpointed() {
+		t.Fatal("the first pass must checkpoint")
+	}
+	checkpointed() // after the index the first pass made
+	if checkpointed() {
+		t.Fatal("a pass over a file nobody wrote to since checkpointed it")
+	}
+	if _, err := coll.InsertOne(ctx, bson.M{"_id": "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if !checkpointed() {
+		t.Fatal("a write must be checkpointed by the next pass")
+	}
+	if checkpointed() {
+		t.Fatal("the write was checkpointed twice")
 	}
 }
