@@ -11,13 +11,13 @@ import (
 	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
-// The background pass indexes a database's new tables, and reads its
-// schema only when the schema moved: a pass over unchanged files reads
-// none, and a collection made later is indexed by the next pass.
-func TestTheIndexPassReadsASchemaOnlyWhenItMoved(t *testing.T) {
+// passDatabase is the database "pass" on a fresh embedded FerretDB with no
+// background pass (the tests run it), and the path of its file.
+func passDatabase(t *testing.T) (*mongo.Database, string) {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	m, err := startMongo(ctx, dir, nil, 0) // no background pass: this test runs it
+	m, err := startMongo(ctx, dir, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +27,18 @@ func TestTheIndexPassReadsASchemaOnlyWhenItMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Disconnect(ctx) })
-	db := c.Database("pass")
+	return c.Database("pass"), filepath.Join(dir, "pass.sqlite")
+}
+
+// The background pass indexes a database's new tables, and reads its
+// schema only when the schema moved: a pass over unchanged files reads
+// none, and a collection made later is indexed by the next pass.
+func TestTheIndexPassReadsASchemaOnlyWhenItMoved(t *testing.T) {
+	ctx := context.Background()
+	db, path := passDatabase(t)
 	if _, err := db.Collection("first").InsertOne(ctx, bson.M{"_id": "a"}); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "pass.sqlite")
 	open := openFiles{}
 	defer open.close()
 	passDid := func() passDid {
@@ -83,22 +90,11 @@ func TestTheIndexPassReadsASchemaOnlyWhenItMoved(t *testing.T) {
 // connection committed since its last complete checkpoint.
 func TestTheIndexPassCheckpointsOnlyAfterWrites(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	m, err := startMongo(ctx, dir, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Stop)
-	c, err := mongo.Connect(ctx, options.Client().ApplyURI(m.URI))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Disconnect(ctx) })
-	coll := c.Database("pass").Collection("docs")
+	db, path := passDatabase(t)
+	coll := db.Collection("docs")
 	if _, err := coll.InsertOne(ctx, bson.M{"_id": "a"}); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "pass.sqlite")
 	open := openFiles{}
 	defer open.close()
 	checkpointed := func() bool {

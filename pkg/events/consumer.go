@@ -34,21 +34,12 @@ func NewLedger(db *mongox.DB) *Ledger { return &Ledger{coll: db.Collection("proc
 
 // Seen reports whether the event was applied before.
 func (l *Ledger) Seen(ctx context.Context, id string) (bool, error) {
-	err := l.coll.FindOne(ctx, bson.M{"_id": id}).Err()
-	if errors.Is(err, mongo.ErrNoDocuments) {
-		return false, nil
-	}
-	return err == nil, err
+	seen, err := l.SeenAmong(ctx, []string{id})
+	return seen[id], err
 }
 
 // Record marks the event applied; recording twice is harmless.
-func (l *Ledger) Record(ctx context.Context, e Event) error {
-	_, err := l.coll.InsertOne(ctx, bson.M{"_id": e.ID, "type": e.Type, "at": time.Now().UTC()})
-	if err != nil && !mongo.IsDuplicateKeyError(err) {
-		return err
-	}
-	return nil
-}
+func (l *Ledger) Record(ctx context.Context, e Event) error { return l.RecordAll(ctx, []Event{e}) }
 
 // SeenAmong reports which of ids were applied before, in one read.
 func (l *Ledger) SeenAmong(ctx context.Context, ids []string) (map[string]bool, error) {

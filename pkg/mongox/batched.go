@@ -139,7 +139,9 @@ const QueueLinger = 10 * time.Millisecond
 
 // Flush waits until every document queued before it was answered, or ctx
 // ends: a caller about to delete a document it queued flushes first, so
-// the delete cannot overtake the insert.
+// the delete cannot overtake the insert, and a process that stops flushes
+// before it closes its database, so the documents nobody waited for are
+// stored all the same.
 func (b *BatchedInserts) Flush(ctx context.Context) error {
 	b.mu.Lock()
 	b.hurryLocked()
@@ -157,11 +159,6 @@ func (b *BatchedInserts) Flush(ctx context.Context) error {
 	b.mu.Unlock()
 	return nil
 }
-
-// Drain waits until every queued document was sent and answered, or ctx
-// ends: a process that stops calls it before it closes its database, so
-// the documents nobody waited for are stored all the same.
-func (b *BatchedInserts) Drain(ctx context.Context) error { return b.Flush(ctx) }
 
 // Sent is how many inserts were sent.
 func (b *BatchedInserts) Sent() int64 { return b.sent.Load() }

@@ -70,14 +70,14 @@ func TestConcurrentInsertsAreBatchedAndEachAnswered(t *testing.T) {
 	if stored != each || dups != each {
 		t.Errorf("waiting callers: %d stored and %d duplicates, want %d each", stored, dups, each)
 	}
-	// Drain returns once the queued documents nobody waits for are stored.
+	// Flush returns once the queued documents nobody waits for are stored.
 	ctx, cancel := context.WithTimeout(kit.Ctx(), 10*time.Second)
 	defer cancel()
-	if err := b.Drain(ctx); err != nil {
+	if err := b.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := coll.CountDocuments(kit.Ctx(), bson.M{}); err != nil || n != 2*each {
-		t.Fatalf("stored %d documents after Drain (%v), want %d", n, err, 2*each)
+		t.Fatalf("stored %d documents after Flush (%v), want %d", n, err, 2*each)
 	}
 	if s := b.Sent(); s >= 3*each {
 		t.Errorf("%d inserts for %d documents at once, want them batched", s, 3*each)

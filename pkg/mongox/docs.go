@@ -202,9 +202,7 @@ func (s *Docs[T, E]) written(id string, d bson.D) (T, error) {
 		if s.Written != nil {
 			s.Written(id, &out)
 		}
-		if s.Cache != nil {
-			s.unsure.Delete(id)
-		}
+		s.landed(id)
 	}
 	return out, err
 }
@@ -214,6 +212,13 @@ func (s *Docs[T, E]) written(id string, d bson.D) (T, error) {
 func (s *Docs[T, E]) failed(id string) {
 	if s.Cache != nil {
 		s.unsure.Store(id, struct{}{})
+	}
+}
+
+// landed notes a write of id that was answered: the cache holds it again.
+func (s *Docs[T, E]) landed(id string) {
+	if s.Cache != nil {
+		s.unsure.Delete(id)
 	}
 }
 
@@ -302,9 +307,7 @@ func (s *Docs[T, E]) Delete(ctx context.Context, id string, check func(*T) error
 			if s.Written != nil {
 				s.Written(id, nil)
 			}
-			if s.Cache != nil {
-				s.unsure.Delete(id)
-			}
+			s.landed(id)
 			return nil
 		}
 		s.failed(id)

@@ -80,7 +80,7 @@ func (l *Ledger) Record(ctx context.Context, key string, expires time.Time) (boo
 
 // Drain waits until the signatures recorded without a waiter are stored,
 // or ctx ends (a stopping process, before it closes the database).
-func (l *Ledger) Drain(ctx context.Context) error { return l.inserts.Drain(ctx) }
+func (l *Ledger) Drain(ctx context.Context) error { return l.inserts.Flush(ctx) }
 
 // Sweep deletes the signatures that expired before now and says how many.
 func (l *Ledger) Sweep(ctx context.Context, now time.Time) (int64, error) {

@@ -192,7 +192,7 @@ func (c *Counter) window(ctx context.Context, key string, now time.Time, window 
 
 // Drain waits until the queued slots are stored, or ctx ends (a stopping
 // process, before it closes the database).
-func (c *Counter) Drain(ctx context.Context) error { return c.inserts.Drain(ctx) }
+func (c *Counter) Drain(ctx context.Context) error { return c.inserts.Flush(ctx) }
 
 // Give implements ratelimit.Counter: the slot is deleted.
 func (c *Counter) Give(ctx context.Context, key, id string) error {
