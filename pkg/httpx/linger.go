@@ -69,6 +69,39 @@ type lingerConn struct {
 	// unused: the app's connections without a byte read yet, this one
 	// among them until its first bytes (or its close)
 	unused atomic.Pointer[unusedConns]
+	// cut: the stop ended this connection before its first byte
+	// (unusedConns.closeAll); no later read deadline lifts that.
+	cut atomic.Bool
+}
+
+// stopReading cuts the connection's reads at once, and for good: the
+// server's worker may take the connection only now and set its own read
+// deadline, which must not give the connection its full read timeout back.
+func (c *lingerConn) stopReading() {
+	c.cut.Store(true)
+	_ = c.Conn.SetReadDeadline(time.Unix(1, 0))
+}
+
+// SetReadDeadline keeps a cut connection's deadline in the past. The
+// check after setting covers a cut that lands between the first check and
+// the set.
+func (c *lingerConn) SetReadDeadline(t time.Time) error {
+	if c.cut.Load() {
+		return c.Conn.SetReadDeadline(time.Unix(1, 0))
+	}
+	err := c.Conn.SetReadDeadline(t)
+	if c.cut.Load() {
+		return c.Conn.SetReadDeadline(time.Unix(1, 0))
+	}
+	return err
+}
+
+// SetDeadline sets both deadlines, the read one as SetReadDeadline does.
+func (c *lingerConn) SetDeadline(t time.Time) error {
+	if err := c.Conn.SetWriteDeadline(t); err != nil {
+		return err
+	}
+	return c.SetReadDeadline(t)
 }
 
 func (c *lingerConn) Read(p []byte) (int, error) {

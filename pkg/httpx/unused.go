@@ -1,9 +1,6 @@
 package httpx
 
-import (
-	"sync"
-	"time"
-)
+import "sync"
 
 // unusedConns are the connections of an app served without a front door
 // that have not sent a byte yet. fasthttp counts a connection as active
@@ -51,7 +48,7 @@ func (u *unusedConns) closeAll() {
 	defer u.mu.Unlock()
 	u.closing = true
 	for c := range u.conns {
-		_ = c.Conn.SetReadDeadline(time.Unix(1, 0))
+		c.stopReading()
 	}
 	clear(u.conns)
 }
