@@ -44,8 +44,7 @@ func startBackend(ctx context.Context, cfg Config, log *slog.Logger) (b *platfor
 	}
 	var dial []mongox.Option
 	if mongo != nil {
-		// the process's writes queue in the process, not in SQLite's busy sleeps
-		dial = append(dial, mongox.Dialer(mongo.Writes))
+		dial = append(dial, mongox.Uncapped())
 	}
 	client, err := mongox.Connect(ctx, cfg.MongoURI, dial...)
 	if err != nil {

@@ -20,13 +20,10 @@ import (
 
 // Mongo is a running embedded FerretDB.
 type Mongo struct {
-	URI string
-	// Writes orders this process's write commands per database: connect
-	// with it as the driver's dialer (mongox.Dialer(m.Writes)).
-	Writes *WriteOrder
-	dir    string
-	stop   context.CancelFunc
-	done   chan struct{}
+	URI  string
+	dir  string
+	stop context.CancelFunc
+	done chan struct{}
 }
 
 // StartMongo serves FerretDB with its SQLite files under dir on a free loopback port.
@@ -66,7 +63,7 @@ func startMongo(ctx context.Context, dir string, log *slog.Logger, every time.Du
 		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	m := &Mongo{Writes: NewWriteOrder(), stop: cancel, done: make(chan struct{})}
+	m := &Mongo{stop: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(m.done)
 		_ = f.Run(rctx)

@@ -10,9 +10,6 @@ import (
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/bson/primitive"
 	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/mongo/options"
-
-	"sharedworld.dev/pkg/embedded"
 )
 
 // guardedCollection is a collection of n documents {_id, version, n} on a
@@ -20,16 +17,7 @@ import (
 func guardedCollection(tb testing.TB, n int) *mongo.Collection {
 	tb.Helper()
 	ctx := context.Background()
-	m, err := embedded.StartMongo(ctx, tb.TempDir(), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(m.Stop)
-	c, err := mongo.Connect(ctx, options.Client().ApplyURI(m.URI))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = c.Disconnect(ctx) })
+	_, c := pooledClient(tb)
 	coll := c.Database("guarded").Collection("docs")
 	docs := make([]any, n)
 	for i := range docs {

@@ -20,19 +20,17 @@ import (
 // Option adjusts a client's options before Connect opens it.
 type Option func(*options.ClientOptions)
 
-// Dialer makes the client open its connections with d: the embedded
-// default's write order (embedded.WriteOrder) sees every command this way.
-//
-// It also lifts the cap on the client's connections. A write waiting in its
-// database's line keeps the driver connection it was sent on until the
-// answer comes, so under a burst of writes a capped pool could be all
-// writes in line, and reads queued for a connection behind them, up to the
-// request deadline: reads waited on writes. Uncapped, a read takes an idle
-// connection or opens one. What bounds the connections instead is what bounds the work: the
-// writes admitted per service (httpx.Admission), each request's deadline,
-// and the fixed set of background loops.
-func Dialer(d options.ContextDialer) Option {
-	return func(o *options.ClientOptions) { o.SetDialer(d).SetMaxPoolSize(0) }
+// Uncapped lifts the cap on the client's connections, for the embedded
+// default. Its database commits the writes waiting at a moment together
+// (one writer per database file), and a write waiting for its commit keeps
+// its driver connection, so under a burst of writes a capped pool could be
+// all writes waiting, and reads queued for a connection behind them, up to
+// the request deadline: reads waited on writes. Uncapped, a read takes an
+// idle connection or opens one. What bounds the connections instead is what
+// bounds the work: the writes admitted per service (httpx.Admission), each
+// request's deadline, and the fixed set of background loops.
+func Uncapped() Option {
+	return func(o *options.ClientOptions) { o.SetMaxPoolSize(0) }
 }
 
 // Connect opens a client with bounded connect, selection and socket timeouts

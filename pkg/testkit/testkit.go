@@ -83,7 +83,7 @@ func sharedMongo() (*mongo.Client, error) {
 		if mongoErr != nil {
 			return
 		}
-		mongoClient, mongoErr = mongox.Connect(context.Background(), mongoServer.URI, mongox.Dialer(mongoServer.Writes))
+		mongoClient, mongoErr = mongox.Connect(context.Background(), mongoServer.URI, mongox.Uncapped())
 	})
 	return mongoClient, mongoErr
 }

@@ -3,9 +3,9 @@
 // prints its MongoDB URI on stdout once it listens. The fault suite (`make
 // faults`) runs it apart from the service binaries so that the database can
 // be made unreachable alone, and `make cluster` so that replicas in
-// processes of their own share it. Clients reach it through a write gate
-// (embedded.WriteGate): several processes' guarded writes are atomic, as on
-// MongoDB.
+// processes of their own share it. Several processes' guarded writes are
+// atomic, as on MongoDB: the database holds a document's lock from a
+// write's read to its commit (pkg/third_party/ferretdb, writeLocks).
 package main
 
 import (
@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"net/http"
 	_ "net/http/pprof" // served only when EMBEDDED_DB_PPROF_ADDR is set
-	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -38,18 +37,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "embedded-db:", err)
 		os.Exit(1)
 	}
-	u, err := url.Parse(m.URI)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "embedded-db:", err)
-		os.Exit(1)
-	}
-	gate, err := embedded.NewWriteGate("127.0.0.1:0", u.Host)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "embedded-db:", err)
-		os.Exit(1)
-	}
-	fmt.Println(gate.URI(m.URI))
+	fmt.Println(m.URI)
 	<-ctx.Done()
-	gate.Close()
 	m.Stop()
 }

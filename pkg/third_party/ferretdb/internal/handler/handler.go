@@ -72,6 +72,8 @@ type Handler struct {
 	commands map[string]*command
 	wg       sync.WaitGroup
 
+	writeLocks writeLocks // Shared World: a read-then-write is atomic
+
 	cappedCleanupStop             chan struct{}
 	cleanupCappedCollectionsDocs  *prometheus.CounterVec
 	cleanupCappedCollectionsBytes *prometheus.CounterVec

@@ -61,7 +61,9 @@ func (h *Handler) MsgFindAndModify(connCtx context.Context, msg *wire.OpMsg) (*w
 
 	var resDoc *types.Document
 
+	unlock := h.writeLocks.lock(params.DB, params.Collection, params.Query)
 	res, err := h.findAndModifyDocument(connCtx, params)
+	unlock()
 	if err != nil {
 		return nil, handleUpdateError(params.DB, params.Collection, "findAndModify", err)
 	}

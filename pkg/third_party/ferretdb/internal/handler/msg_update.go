@@ -112,8 +112,11 @@ func (h *Handler) updateDocument(ctx context.Context, params *common.UpdateParam
 			qp.Filter = u.Filter
 		}
 
+		unlock := h.writeLocks.lock(params.DB, params.Collection, u.Filter)
+
 		res, err := c.Query(ctx, &qp)
 		if err != nil {
+			unlock()
 			return 0, 0, nil, lazyerrors.Error(err)
 		}
 
@@ -129,6 +132,7 @@ func (h *Handler) updateDocument(ctx context.Context, params *common.UpdateParam
 		}
 
 		result, err := common.UpdateDocument(ctx, c, "update", iter, &u)
+		unlock()
 		if err != nil {
 			return 0, 0, nil, lazyerrors.Error(err)
 		}

@@ -250,14 +250,24 @@ func (c *collection) DeleteAll(ctx context.Context, params *backends.DeleteAllPa
 
 	q := fmt.Sprintf(`DELETE FROM %q WHERE %s IN (%s)`, meta.TableName, column, strings.Join(placeholders, ", "))
 
-	res, err := db.ExecContext(ctx, q, args...)
-	if err != nil {
-		return nil, lazyerrors.Error(err)
-	}
+	// In a transaction, to be committed with the others (Shared World,
+	// fsql.GroupCommits).
+	var ra int64
 
-	ra, err := res.RowsAffected()
+	err := db.InTransaction(ctx, func(tx *fsql.Tx) error {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		if ra, err = res.RowsAffected(); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		return nil
+	})
 	if err != nil {
-		return nil, lazyerrors.Error(err)
+		return nil, err
 	}
 
 	return &backends.DeleteAllResult{

@@ -39,6 +39,8 @@ type DB struct {
 	l         *slog.Logger
 	token     *resource.Token
 	BatchSize int
+
+	group *groupCommit // nil: each transaction commits by itself
 }
 
 // WrapDB creates a new DB.
@@ -65,6 +67,9 @@ func WrapDB(db *sql.DB, name string, l *slog.Logger) *DB {
 // Close calls [*sql.DB.Close].
 func (db *DB) Close() error {
 	resource.Untrack(db, db.token)
+	if db.group != nil {
+		db.group.close()
+	}
 	return db.sqlDB.Close()
 }
 
@@ -127,6 +132,10 @@ func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 //
 // If f returns an error or context is canceled, the transaction is rolled back.
 func (db *DB) InTransaction(ctx context.Context, f func(*Tx) error) (err error) {
+	if db.group != nil {
+		return db.group.do(ctx, f)
+	}
+
 	var sqlTx *sql.Tx
 
 	if sqlTx, err = db.sqlDB.BeginTx(ctx, nil); err != nil {

@@ -31,6 +31,19 @@ type Tx struct {
 	sqlTx *sql.Tx
 	l     *slog.Logger
 	token *resource.Token
+
+	// keepRunning: a statement is not cancelled with its caller's context
+	// (Shared World: a group commit's transaction serves other callers,
+	// and SQLite rolls a whole transaction back on an interrupted write).
+	keepRunning bool
+}
+
+// statementContext is the context a statement of tx runs under.
+func (tx *Tx) statementContext(ctx context.Context) context.Context {
+	if tx.keepRunning {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // wrapTx creates new Tx.
@@ -69,7 +82,7 @@ func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*Row
 	fields := []any{slog.Any("args", args)}
 	debugQuery(ctx, tx.l, fields, ">>> ", query)
 
-	rows, err := tx.sqlTx.QueryContext(ctx, query, args...)
+	rows, err := tx.sqlTx.QueryContext(tx.statementContext(ctx), query, args...)
 
 	fields = append(fields, slog.Duration("time", time.Since(start)), logging.Error(err))
 	debugQuery(ctx, tx.l, fields, "<<< ", query)
@@ -84,7 +97,7 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	fields := []any{slog.Any("args", args)}
 	debugQuery(ctx, tx.l, fields, ">>> ", query)
 
-	row := tx.sqlTx.QueryRowContext(ctx, query, args...)
+	row := tx.sqlTx.QueryRowContext(tx.statementContext(ctx), query, args...)
 
 	fields = append(fields, slog.Duration("time", time.Since(start)), logging.Error(row.Err()))
 	debugQuery(ctx, tx.l, fields, "<<< ", query)
@@ -99,7 +112,7 @@ func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	fields := []any{slog.Any("args", args)}
 	debugQuery(ctx, tx.l, fields, ">>> ", query)
 
-	res, err := tx.sqlTx.ExecContext(ctx, query, args...)
+	res, err := tx.sqlTx.ExecContext(tx.statementContext(ctx), query, args...)
 
 	if res != nil {
 		ra, _ := res.RowsAffected()

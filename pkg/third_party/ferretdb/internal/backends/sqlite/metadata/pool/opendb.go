@@ -72,5 +72,13 @@ func openDB(name, uri string, memory bool, l *slog.Logger, sp *state.Provider) (
 		}
 	}
 
-	return fsql.WrapDB(db, name, l), nil
+	res := fsql.WrapDB(db, name, l)
+
+	// One writer that commits waiting transactions together (Shared
+	// World, fsql.GroupCommits); an in-memory database has one connection.
+	if !memory {
+		res.GroupCommits()
+	}
+
+	return res, nil
 }
