@@ -24,6 +24,11 @@ type Mongo struct {
 	dir  string
 	stop context.CancelFunc
 	done chan struct{}
+	// indexed closes when the background pass has closed its files: a
+	// start after Stop must not meet the last of them closing (the last
+	// connection of a file checkpoints it and removes its log, under a
+	// lock that an opening connection can find taken: SQLITE_BUSY).
+	indexed chan struct{}
 }
 
 // StartMongo serves FerretDB with its SQLite files under dir on a free loopback port.
@@ -50,10 +55,9 @@ func startMongo(ctx context.Context, dir string, log *slog.Logger, every time.Du
 		// WAL with synchronous=NORMAL survives a crash of this process; only
 		// a power loss may forget the last commits. No write checkpoints
 		// the log itself (wal_autocheckpoint 0): a checkpoint ends in an
-		// fsync, which the committing write waited for in its database's
-		// line, and with the disk busy that held every write of the
-		// database (the gate's: every write of the world) for seconds. The
-		// background pass checkpoints instead, outside the lines. Statement
+		// fsync, which the committing writes waited for, and with the disk
+		// busy that held every write of the database for seconds. The
+		// background pass checkpoints instead, beside the writers. Statement
 		// journals stay in memory (temp_store): a large insert spilled one
 		// to a temporary file, opened and removed in the write's commit.
 		SQLiteURL: "file:" + abs + "/?_pragma=synchronous(normal)&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(memory)",
@@ -63,14 +67,19 @@ func startMongo(ctx context.Context, dir string, log *slog.Logger, every time.Du
 		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	m := &Mongo{stop: cancel, done: make(chan struct{})}
+	m := &Mongo{stop: cancel, done: make(chan struct{}), indexed: make(chan struct{})}
 	go func() {
 		defer close(m.done)
 		_ = f.Run(rctx)
 	}()
 	m.dir = abs
 	if every > 0 {
-		go indexLoop(rctx, abs, every)
+		go func() {
+			defer close(m.indexed)
+			indexLoop(rctx, abs, every)
+		}()
+	} else {
+		close(m.indexed)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -95,6 +104,7 @@ func (m *Mongo) IndexNow(ctx context.Context) error { return indexIDs(ctx, m.dir
 func (m *Mongo) Stop() {
 	m.stop()
 	<-m.done
+	<-m.indexed
 }
 
 // Kafka is a running kfake cluster.

@@ -14,9 +14,8 @@ import (
 
 // BatchedInserts inserts the documents of concurrent callers into one
 // collection together. The gate database takes a signature and a rate
-// limit slot for every request of every service, and a database's writes
-// go one at a time (on the embedded default, down its line), so one insert
-// per document made every request wait in that one line. The documents
+// limit slot for every request of every service, so one insert per
+// document made every request pay a command of its own. The documents
 // that arrive while an insert is on its way are sent as the next one, a
 // single unordered insert, each document with its own answer: stored, or a
 // duplicate of its _id. No goroutine runs while nothing waits: the first

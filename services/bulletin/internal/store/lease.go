@@ -28,10 +28,10 @@ var _ domain.LeaseStore = (*Leases)(nil)
 
 // NewLeases keeps the lease named name in the "leases" collection of a
 // database beside db's (its name with "_leases"): on the embedded database
-// each database is a file of its own, written one command at a time, so a
-// renewal never waits in line behind the aggregator's own batches of
-// writes, which under load outlast the renew deadline and hand the lease
-// over under a live leader.
+// each database is a file of its own with a writer of its own, so a
+// renewal never waits behind the aggregator's own batches of writes, which
+// under load outlast the renew deadline and hand the lease over under a
+// live leader.
 func NewLeases(db *mongox.DB, name string) *Leases {
 	return &Leases{coll: db.Client().Database(db.Name() + "_leases").Collection("leases"), name: name}
 }

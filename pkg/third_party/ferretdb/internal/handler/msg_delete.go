@@ -70,9 +70,10 @@ func (h *Handler) MsgDelete(connCtx context.Context, msg *wire.OpMsg) (*wire.OpM
 
 	for i, p := range params.Deletes {
 		var d int32
-		unlock := h.writeLocks.lock(params.DB, params.Collection, p.Filter)
-		d, err = h.execDelete(connCtx, c, &p)
-		unlock()
+		d, err = func() (int32, error) {
+			defer h.writeLocks.lock(params.DB, params.Collection, p.Filter)() // Shared World
+			return h.execDelete(connCtx, c, &p)
+		}()
 
 		deleted += d
 

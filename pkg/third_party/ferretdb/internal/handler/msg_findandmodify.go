@@ -61,9 +61,7 @@ func (h *Handler) MsgFindAndModify(connCtx context.Context, msg *wire.OpMsg) (*w
 
 	var resDoc *types.Document
 
-	unlock := h.writeLocks.lock(params.DB, params.Collection, params.Query)
 	res, err := h.findAndModifyDocument(connCtx, params)
-	unlock()
 	if err != nil {
 		return nil, handleUpdateError(params.DB, params.Collection, "findAndModify", err)
 	}
@@ -97,6 +95,8 @@ func (h *Handler) MsgFindAndModify(connCtx context.Context, msg *wire.OpMsg) (*w
 // otherwise it updates the document applying operators if any.
 // When no document is found, a document is inserted if `upsert` flag is set.
 func (h *Handler) findAndModifyDocument(ctx context.Context, params *common.FindAndModifyParams) (*findAndModifyResult, error) {
+	defer h.writeLocks.lock(params.DB, params.Collection, params.Query)() // Shared World
+
 	db, err := h.b.Database(params.DB)
 	if err != nil {
 		// TODO https://github.com/FerretDB/FerretDB/issues/2168

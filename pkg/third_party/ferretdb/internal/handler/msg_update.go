@@ -107,32 +107,7 @@ func (h *Handler) updateDocument(ctx context.Context, params *common.UpdateParam
 			return 0, 0, nil, lazyerrors.Error(err)
 		}
 
-		var qp backends.QueryParams
-		if !h.DisablePushdown {
-			qp.Filter = u.Filter
-		}
-
-		unlock := h.writeLocks.lock(params.DB, params.Collection, u.Filter)
-
-		res, err := c.Query(ctx, &qp)
-		if err != nil {
-			unlock()
-			return 0, 0, nil, lazyerrors.Error(err)
-		}
-
-		closer := iterator.NewMultiCloser()
-		defer closer.Close()
-
-		closer.Add(res.Iter)
-
-		iter := common.FilterIterator(res.Iter, closer, u.Filter)
-
-		if !u.Multi {
-			iter = common.LimitIterator(iter, closer, 1)
-		}
-
-		result, err := common.UpdateDocument(ctx, c, "update", iter, &u)
-		unlock()
+		result, err := h.updateMatching(ctx, c, params, &u)
 		if err != nil {
 			return 0, 0, nil, lazyerrors.Error(err)
 		}
@@ -153,4 +128,33 @@ func (h *Handler) updateDocument(ctx context.Context, params *common.UpdateParam
 	}
 
 	return matched, modified, &upserted, nil
+}
+
+// updateMatching carries out one update statement: the query and the
+// writes under the statement's write lock (Shared World, writeLocks).
+func (h *Handler) updateMatching(ctx context.Context, c backends.Collection, params *common.UpdateParams, u *common.Update) (*common.UpdateResult, error) { //nolint:lll // argument list is too long
+	defer h.writeLocks.lock(params.DB, params.Collection, u.Filter)()
+
+	var qp backends.QueryParams
+	if !h.DisablePushdown {
+		qp.Filter = u.Filter
+	}
+
+	res, err := c.Query(ctx, &qp)
+	if err != nil {
+		return nil, lazyerrors.Error(err)
+	}
+
+	closer := iterator.NewMultiCloser()
+	defer closer.Close()
+
+	closer.Add(res.Iter)
+
+	iter := common.FilterIterator(res.Iter, closer, u.Filter)
+
+	if !u.Multi {
+		iter = common.LimitIterator(iter, closer, 1)
+	}
+
+	return common.UpdateDocument(ctx, c, "update", iter, u)
 }

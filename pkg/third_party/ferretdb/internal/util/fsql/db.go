@@ -68,7 +68,7 @@ func WrapDB(db *sql.DB, name string, l *slog.Logger) *DB {
 func (db *DB) Close() error {
 	resource.Untrack(db, db.token)
 	if db.group != nil {
-		db.group.close()
+		_ = db.group.close()
 	}
 	return db.sqlDB.Close()
 }

@@ -17,8 +17,10 @@ package fsql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
 )
@@ -37,76 +39,90 @@ import (
 // group does not wait for an unbounded queue behind it.
 const maxGroup = 128
 
+// A work's state: queued, then taken by the writer or given up by its
+// caller, whichever comes first.
+const (
+	workQueued int32 = iota
+	workTaken
+	workAbandoned
+)
+
 type groupWork struct {
-	ctx  context.Context
-	f    func(*Tx) error
-	done chan error
+	f     func(*Tx) error
+	state atomic.Int32
+	done  chan error
 }
 
 type groupCommit struct {
-	sqlDB *sql.DB
-	l     *slog.Logger
-	queue chan *groupWork
-	stop  chan struct{}
-	ended chan struct{}
-	once  sync.Once
-
-	conn *sql.Conn // the writer's own connection, nil until the first group
+	// writeDB is the writer's own handle on the file, of one connection
+	// that begins its transactions IMMEDIATE: it never waits for a
+	// connection that readers hold, and a group waits for another writer
+	// (FerretDB's DDL, the embedding process's index pass) once, at its
+	// start, not at each work's first write.
+	writeDB *sql.DB
+	l       *slog.Logger
+	queue   chan *groupWork
+	stop    chan struct{}
+	ended   chan struct{}
+	once    sync.Once
 }
 
 // GroupCommits makes InTransaction hand its transactions to one writer
-// that commits those waiting together. Not for a database with a single
-// connection (the writer keeps one for itself).
-func (db *DB) GroupCommits() {
+// that commits those waiting together, on writeDB: a handle of the same
+// file limited to one connection, opened with _txlock=immediate. The DB
+// closes it with its own.
+func (db *DB) GroupCommits(writeDB *sql.DB) {
 	g := &groupCommit{
-		sqlDB: db.sqlDB,
-		l:     db.l,
-		queue: make(chan *groupWork, maxGroup),
-		stop:  make(chan struct{}),
-		ended: make(chan struct{}),
+		writeDB: writeDB,
+		l:       db.l,
+		queue:   make(chan *groupWork, maxGroup),
+		stop:    make(chan struct{}),
+		ended:   make(chan struct{}),
 	}
 	db.group = g
 	go g.run()
 }
 
 // close stops the writer once it has committed what it took.
-func (g *groupCommit) close() {
+func (g *groupCommit) close() error {
 	g.once.Do(func() { close(g.stop) })
 	<-g.ended
+	return g.writeDB.Close()
 }
 
-// do runs f in the next group and returns its outcome.
+var errClosing = errors.New("database is closing")
+
+// do runs f in the next group and returns its outcome. A caller whose
+// context ends while its work is still queued gives it up; once the writer
+// took it, the work runs to its commit whatever the context, and the caller
+// learns the real outcome, not a cancellation that raced it.
 func (g *groupCommit) do(ctx context.Context, f func(*Tx) error) error {
-	w := &groupWork{ctx: ctx, f: f, done: make(chan error, 1)}
+	w := &groupWork{f: f, done: make(chan error, 1)}
 	select {
 	case g.queue <- w:
 	case <-ctx.Done():
 		return lazyerrors.Error(ctx.Err())
 	case <-g.stop:
-		return lazyerrors.Errorf("database is closing")
+		return lazyerrors.Error(errClosing)
 	}
-	// Once taken, the work runs to its commit whatever the context: the
-	// caller learns the real outcome, not a cancellation that raced it.
 	select {
 	case err := <-w.done:
 		return err
-	case <-g.ended:
-		select {
-		case err := <-w.done:
-			return err
-		default:
-			return lazyerrors.Errorf("database is closing")
+	case <-ctx.Done():
+		if w.state.CompareAndSwap(workQueued, workAbandoned) {
+			return lazyerrors.Error(ctx.Err())
 		}
+		return <-w.done
+	case <-g.ended:
+		if w.state.CompareAndSwap(workQueued, workAbandoned) {
+			return lazyerrors.Error(errClosing)
+		}
+		return <-w.done
 	}
 }
 
 func (g *groupCommit) run() {
 	defer close(g.ended)
-	defer func() {
-		if g.conn != nil {
-			_ = g.conn.Close()
-		}
-	}()
 	for {
 		var first *groupWork
 		select {
@@ -134,22 +150,23 @@ func (g *groupCommit) refuseQueued() {
 	for {
 		select {
 		case w := <-g.queue:
-			w.done <- lazyerrors.Errorf("database is closing")
+			if w.state.CompareAndSwap(workQueued, workTaken) {
+				w.done <- lazyerrors.Error(errClosing)
+			}
 		default:
 			return
 		}
 	}
 }
 
-// commit runs the live works of batch in one transaction and answers each.
+// commit runs the works of batch their callers still wait for in one
+// transaction, and answers each.
 func (g *groupCommit) commit(batch []*groupWork) {
 	live := batch[:0]
 	for _, w := range batch {
-		if err := w.ctx.Err(); err != nil {
-			w.done <- lazyerrors.Error(err)
-			continue
+		if w.state.CompareAndSwap(workQueued, workTaken) {
+			live = append(live, w)
 		}
-		live = append(live, w)
 	}
 	if len(live) == 0 {
 		return
@@ -160,28 +177,23 @@ func (g *groupCommit) commit(batch []*groupWork) {
 	}
 }
 
-// commitAll returns each work's outcome: its own error, or the commit's.
+// commitAll returns each work's outcome: its own error, or the group's.
 func (g *groupCommit) commitAll(works []*groupWork) []error {
 	errs := make([]error, len(works))
+	// fail gives every work the group's error, but a work's own error,
+	// which tells more (SQLite may have rolled the whole transaction back
+	// on it, and then the savepoint is gone).
 	fail := func(err error) []error {
 		for i := range errs {
-			errs[i] = err
+			if errs[i] == nil {
+				errs[i] = err
+			}
 		}
 		return errs
 	}
 	ctx := context.Background()
-	if g.conn == nil {
-		conn, err := g.sqlDB.Conn(ctx)
-		if err != nil {
-			return fail(lazyerrors.Error(err))
-		}
-		g.conn = conn
-	}
-	sqlTx, err := g.conn.BeginTx(ctx, nil)
+	sqlTx, err := g.writeDB.BeginTx(ctx, nil)
 	if err != nil {
-		// The connection may be broken: the next group takes another.
-		_ = g.conn.Close()
-		g.conn = nil
 		return fail(lazyerrors.Error(err))
 	}
 	tx := wrapTx(sqlTx, g.l)
@@ -213,12 +225,10 @@ func (g *groupCommit) commitAll(works []*groupWork) []error {
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		err = lazyerrors.Error(err)
-		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = err
-			}
-		}
+		// A COMMIT that fails may leave SQLite's transaction open on the
+		// connection: end it, or the next group could not begin.
+		_, _ = g.writeDB.ExecContext(ctx, "ROLLBACK")
+		return fail(lazyerrors.Error(err))
 	}
 	return errs
 }

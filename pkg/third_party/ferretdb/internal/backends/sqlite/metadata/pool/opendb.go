@@ -18,6 +18,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"strings"
 
 	_ "modernc.org/sqlite" // register database/sql driver
 
@@ -74,10 +75,27 @@ func openDB(name, uri string, memory bool, l *slog.Logger, sp *state.Provider) (
 
 	res := fsql.WrapDB(db, name, l)
 
-	// One writer that commits waiting transactions together (Shared
-	// World, fsql.GroupCommits); an in-memory database has one connection.
+	// One writer that commits waiting transactions together, on a handle
+	// of its own (Shared World, fsql.GroupCommits); an in-memory database
+	// has one connection.
 	if !memory {
-		res.GroupCommits()
+		sep := "?"
+		if strings.Contains(uri, "?") {
+			sep = "&"
+		}
+
+		writeDB, err := sql.Open("sqlite", uri+sep+"_txlock=immediate")
+		if err != nil {
+			_ = db.Close()
+			return nil, lazyerrors.Error(err)
+		}
+
+		writeDB.SetConnMaxIdleTime(0)
+		writeDB.SetConnMaxLifetime(0)
+		writeDB.SetMaxIdleConns(1)
+		writeDB.SetMaxOpenConns(1)
+
+		res.GroupCommits(writeDB)
 	}
 
 	return res, nil
