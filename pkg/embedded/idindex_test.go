@@ -8,25 +8,14 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
-	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
 // passDatabase is the database "pass" on a fresh embedded FerretDB with no
 // background pass (the tests run it), and the path of its file.
 func passDatabase(t *testing.T) (*mongo.Database, string) {
 	t.Helper()
-	ctx := context.Background()
 	dir := t.TempDir()
-	m, err := startMongo(ctx, dir, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Stop)
-	c, err := mongo.Connect(ctx, options.Client().ApplyURI(m.URI))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Disconnect(ctx) })
+	_, c := startConnected(t, dir, 0)
 	return c.Database("pass"), filepath.Join(dir, "pass.sqlite")
 }
 

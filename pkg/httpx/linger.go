@@ -79,19 +79,19 @@ type lingerConn struct {
 // deadline, which must not give the connection its full read timeout back.
 func (c *lingerConn) stopReading() {
 	c.cut.Store(true)
-	_ = c.Conn.SetReadDeadline(time.Unix(1, 0))
+	_ = c.Conn.SetReadDeadline(cutDeadline)
 }
 
-// SetReadDeadline keeps a cut connection's deadline in the past. The
-// check after setting covers a cut that lands between the first check and
-// the set.
+// cutDeadline is a cut connection's read deadline: long past.
+var cutDeadline = time.Unix(1, 0)
+
+// SetReadDeadline keeps a cut connection's deadline in the past. The cut
+// is checked after the set, so a cut that lands while t is being set
+// still wins.
 func (c *lingerConn) SetReadDeadline(t time.Time) error {
-	if c.cut.Load() {
-		return c.Conn.SetReadDeadline(time.Unix(1, 0))
-	}
 	err := c.Conn.SetReadDeadline(t)
 	if c.cut.Load() {
-		return c.Conn.SetReadDeadline(time.Unix(1, 0))
+		return c.Conn.SetReadDeadline(cutDeadline)
 	}
 	return err
 }
