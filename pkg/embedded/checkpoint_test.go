@@ -18,7 +18,7 @@ import (
 // so SQLite's own checkpoint after that commit cannot reach the last frame
 // and never lets the write-ahead log start over: a database written only by
 // updates (identity's presence) grew its log for as long as they came. The
-// background pass (IndexNow here, between bursts of writes, as the loop
+// background pass (CheckpointNow here, between bursts of writes, as the loop
 // does between requests) checkpoints it, and the next write starts it over.
 func TestWriteAheadLogBoundedUnderUpdatesOnly(t *testing.T) {
 	dir := t.TempDir()
@@ -30,7 +30,7 @@ func TestWriteAheadLogBoundedUnderUpdatesOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := m.IndexNow(ctx); err != nil {
+	if err := m.CheckpointNow(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// 3,000 updates write some 15,000 pages of log without a restart;
@@ -47,7 +47,7 @@ func TestWriteAheadLogBoundedUnderUpdatesOnly(t *testing.T) {
 			largest = st.Size()
 		}
 		if i%50 == 49 {
-			if err := m.IndexNow(ctx); err != nil {
+			if err := m.CheckpointNow(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -82,7 +82,7 @@ func TestWritesLeaveCheckpointsToTheBackgroundPass(t *testing.T) {
 	if size := fileSize(t, db); size > sqliteCheckpointsAt {
 		t.Fatalf("the database holds %d bytes before any checkpoint of the pass", size)
 	}
-	if err := m.IndexNow(ctx); err != nil {
+	if err := m.CheckpointNow(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if size := fileSize(t, db); size < 2*sqliteCheckpointsAt {

@@ -58,7 +58,7 @@ func BenchmarkConcurrentWrites(b *testing.B) {
 	if _, err := docs.InsertMany(ctx, seed); err != nil {
 		b.Fatal(err)
 	}
-	if err := m.IndexNow(ctx); err != nil {
+	if err := m.CheckpointNow(ctx); err != nil {
 		b.Fatal(err)
 	}
 	var next atomic.Int64

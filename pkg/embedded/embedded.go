@@ -24,11 +24,11 @@ type Mongo struct {
 	dir  string
 	stop context.CancelFunc
 	done chan struct{}
-	// indexed closes when the background pass has closed its files: a
+	// passed closes when the background pass has closed its files: a
 	// start after Stop must not meet the last of them closing (the last
 	// connection of a file checkpoints it and removes its log, under a
 	// lock that an opening connection can find taken: SQLITE_BUSY).
-	indexed chan struct{}
+	passed chan struct{}
 }
 
 // StartMongo serves FerretDB with its SQLite files under dir on a free loopback port.
@@ -37,7 +37,7 @@ func StartMongo(ctx context.Context, dir string, log *slog.Logger) (*Mongo, erro
 }
 
 // startMongo is StartMongo with the background pass every so often (0:
-// none; tests call IndexNow).
+// none; tests call CheckpointNow).
 func startMongo(ctx context.Context, dir string, log *slog.Logger, every time.Duration) (*Mongo, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
@@ -45,6 +45,9 @@ func startMongo(ctx context.Context, dir string, log *slog.Logger, every time.Du
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
+	}
+	if err := dropSpareIDIndexes(ctx, abs); err != nil {
+		return nil, fmt.Errorf("prepare the database files: %w", err)
 	}
 	if log == nil {
 		log = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
@@ -67,7 +70,7 @@ func startMongo(ctx context.Context, dir string, log *slog.Logger, every time.Du
 		return nil, fmt.Errorf("start embedded FerretDB: %w", err)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	m := &Mongo{stop: cancel, done: make(chan struct{}), indexed: make(chan struct{})}
+	m := &Mongo{stop: cancel, done: make(chan struct{}), passed: make(chan struct{})}
 	go func() {
 		defer close(m.done)
 		_ = f.Run(rctx)
@@ -75,11 +78,11 @@ func startMongo(ctx context.Context, dir string, log *slog.Logger, every time.Du
 	m.dir = abs
 	if every > 0 {
 		go func() {
-			defer close(m.indexed)
-			indexLoop(rctx, abs, every)
+			defer close(m.passed)
+			checkpointLoop(rctx, abs, every)
 		}()
 	} else {
-		close(m.indexed)
+		close(m.passed)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -95,16 +98,20 @@ func startMongo(ctx context.Context, dir string, log *slog.Logger, every time.Du
 	}
 }
 
-// IndexNow adds the _id lookup index to every collection created so far
-// and checkpoints every write-ahead log (the background loop does both
-// every 250 ms; tests and loaders call this).
-func (m *Mongo) IndexNow(ctx context.Context) error { return indexIDs(ctx, m.dir) }
+// CheckpointNow checkpoints every write-ahead log written since its last
+// complete checkpoint (the background loop does every 250 ms; tests call
+// this).
+func (m *Mongo) CheckpointNow(ctx context.Context) error {
+	open := openFiles{}
+	defer open.close()
+	return open.checkpointAll(ctx, m.dir)
+}
 
 // Stop shuts FerretDB down and waits for its files to be closed.
 func (m *Mongo) Stop() {
 	m.stop()
 	<-m.done
-	<-m.indexed
+	<-m.passed
 }
 
 // Kafka is a running kfake cluster.

@@ -57,7 +57,7 @@ type groupCommit struct {
 	// writeDB is the writer's own handle on the file, of one connection
 	// that begins its transactions IMMEDIATE: it never waits for a
 	// connection that readers hold, and a group waits for another writer
-	// (FerretDB's DDL, the embedding process's index pass) once, at its
+	// (FerretDB's DDL, another process on the file) once, at its
 	// start, not at each work's first write.
 	writeDB *sql.DB
 	l       *slog.Logger

@@ -27,7 +27,12 @@ const (
 	DefaultColumn = backends.ReservedPrefix + "sjson"
 
 	// IDColumn is a SQLite path expression for _id field.
-	IDColumn = DefaultColumn + "->'$._id'"
+	//
+	// Shared World: the expression of the unique _id index (registry.go
+	// builds it as DefaultColumn->"_id"), so that SQLite searches that index;
+	// upstream's ->'$._id' names the same value, but SQLite matches an
+	// index by its expression and scanned the table.
+	IDColumn = DefaultColumn + `->"_id"`
 
 	// RecordIDColumn is a name for RecordID column to store capped collection record id.
 	RecordIDColumn = backends.ReservedPrefix + "record_id"
