@@ -179,8 +179,10 @@ func TestCleanRestartServesTheSnapshotAsAScanWould(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	restored := lists(t, c, agents)
+	// The board is drawn from projections that follow the feed: compare
+	// once every event was applied everywhere.
 	settled(t)
+	restored := lists(t, c, agents)
 	if got := outboxSweeps(t) - sweepsBefore; got != 0 {
 		t.Fatalf("a start after a clean stop that published every event swept the outboxes %v times, want none", got)
 	}
