@@ -10,8 +10,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/bson"
 
 	"sharedworld.dev/pkg/testkit"
+	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
 func TestWriteReadListDelete(t *testing.T) {
@@ -235,4 +239,38 @@ func TestStoragePermissions(t *testing.T) {
 	}
 	w.do(t, http.MethodPost, "/api/world/storage/delete", map[string]any{"plot_id": id, "path": "/from-stranger.md"}, nil).ExpectError(t, 401, "unauthenticated")
 	w.do(t, http.MethodPost, "/api/world/storage/delete", map[string]any{"plot_id": id, "path": "/from-stranger.md"}, owner.Headers()).ExpectStatus(t, 200)
+}
+
+// Content up to domain.InlineContentBytes lives in the file's head; larger
+// content in a document of its own. A file moves between the two as it
+// grows and shrinks, every version reads back whole, and no content
+// document outlives the version that named it.
+func TestContentMovesBetweenTheHeadAndItsOwnDocument(t *testing.T) {
+	w := newWorld(t)
+	ada := w.citizen("Ada")
+	id := w.claim(t, ada, 1, 2)
+	blobs := func() int64 {
+		n, err := w.kit.DB.Collection("blobs").CountDocuments(w.kit.Ctx(), bson.M{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	large := bytes.Repeat([]byte("0123456789abcdef"), domain.InlineContentBytes/16+1)
+	for i, content := range [][]byte{large, []byte("small"), bytes.Repeat([]byte("x"), domain.InlineContentBytes), append(large, '!'), nil} {
+		w.write(t, ada, id, "/grows.md", content).ExpectStatus(t, 201)
+		r := w.read(t, ada.Headers(), id, "/grows.md")
+		r.ExpectStatus(t, 200)
+		if got, _ := base64.StdEncoding.DecodeString(r.Body["content"].(string)); !bytes.Equal(got, content) || num(r.Body["version"]) != i+1 {
+			t.Fatalf("version %d (%d bytes) read back as %d bytes: %s", i+1, len(content), len(got), r.Raw)
+		}
+		want := int64(0)
+		if len(content) > domain.InlineContentBytes {
+			want = 1
+		}
+		testkit.Eventually(t, 5*time.Second, fmt.Sprintf("%d content documents after version %d", want, i+1), func() bool { return blobs() == want })
+	}
+	w.write(t, ada, id, "/big.md", large).ExpectStatus(t, 201)
+	w.do(t, http.MethodPost, "/api/world/storage/delete", map[string]any{"plot_id": id, "path": "/big.md"}, ada.Headers()).ExpectStatus(t, 200)
+	testkit.Eventually(t, 5*time.Second, "no content document after the delete", func() bool { return blobs() == 0 })
 }

@@ -88,7 +88,9 @@ type Files interface {
 	// process may write).
 	ListVersion(ctx context.Context, plotID string) (version uint64, ok bool, err error)
 	PutBlob(ctx context.Context, tenancy string, data []byte, now time.Time) (string, error)
-	Blob(ctx context.Context, blobID string) ([]byte, error)
+	// Content is f's content, from its blob or its head; domain.ErrNotFound
+	// when a write replaced f meanwhile.
+	Content(ctx context.Context, f domain.File) ([]byte, error)
 	DeleteBlob(ctx context.Context, blobID string) error
 	// FlushDeletes removes the contents DeleteBlob left queued (a stopping
 	// service, before its database closes).

@@ -69,10 +69,12 @@ func (a *App) Write(ctx context.Context, who domain.Agent, req WriteRequest) (Re
 	now := clock.Stored(a.Clock.Now())
 	next := domain.File{PlotID: plot.ID, Tenancy: plot.Tenancy, Path: req.Path, Size: int64(len(data)),
 		Hash: "sha256:" + hex.EncodeToString(sum[:]), ContentType: contentType, WrittenAt: now, WrittenBy: who.ID}
-	// The content is stored before the head is switched: the change of the
-	// head then covers a few small fields, not a megabyte.
-	next.BlobID, err = a.Files.PutBlob(ctx, plot.Tenancy, data, now)
-	if err != nil {
+	// Small content goes in the head itself. Larger content is stored
+	// before the head is switched: the change of the head then covers a
+	// few small fields, not a megabyte.
+	if len(data) <= domain.InlineContentBytes {
+		next.Content = append([]byte{}, data...)
+	} else if next.BlobID, err = a.Files.PutBlob(ctx, plot.Tenancy, data, now); err != nil {
 		return Receipt{}, err
 	}
 	done := a.Files.Writing(next.PlotID, next.Tenancy, next.Path)
@@ -226,7 +228,7 @@ func (a *App) Read(ctx context.Context, agentID, plotID, path string) (domain.Fi
 		if !f.Exists() {
 			return f, nil, domain.FileNotFound(plot.ID, path)
 		}
-		data, err := a.Files.Blob(ctx, f.BlobID)
+		data, err := a.Files.Content(ctx, f)
 		if errors.Is(err, domain.ErrNotFound) {
 			continue
 		}

@@ -15,7 +15,13 @@ type File struct {
 	ContentType string
 	WrittenAt   time.Time
 	WrittenBy   string
-	BlobID      string
+	// BlobID names the content document; empty when the head holds the
+	// content itself (up to InlineContentBytes).
+	BlobID string
+	// Content is the content the head holds: set on a write, and on a
+	// head read from the database; a head read from a copy in memory
+	// leaves it out (the store's Content reads it).
+	Content []byte
 	// Hold is the id of the quota hold the write of this version took
 	// (empty when it took none): it proves that write landed.
 	Hold string
@@ -28,6 +34,12 @@ type File struct {
 	// and the path reads as absent.
 	Removed bool
 }
+
+// InlineContentBytes bounds the content a file's head document holds
+// itself: a write of such a file is one document written, not a content
+// document inserted and the replaced one deleted besides. Most files of
+// the world (notes, a garden's pages) are far smaller.
+const InlineContentBytes = 4096
 
 // Exists reports whether the head was read from a stored file (storage
 // counts versions from 1) that was not removed since.

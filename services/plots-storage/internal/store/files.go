@@ -10,13 +10,16 @@ import (
 
 	"go.mongodb.org/mongo-driver/bson"
 	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
 
 	"sharedworld.dev/pkg/mongox"
 	"sharedworld.dev/services/plots-storage/internal/domain"
 )
 
-// fileDoc is a file's head document. The content lives in a separate blob
-// document, so listings and the relay never load contents.
+// fileDoc is a file's head document. Content of up to
+// domain.InlineContentBytes lives in it; larger content lives in a blob
+// document of its own. Listings and the copies in memory leave the content
+// out (headFields).
 type fileDoc struct {
 	ID          string    `bson:"_id"`
 	PlotID      string    `bson:"plot_id"`
@@ -29,6 +32,7 @@ type fileDoc struct {
 	WrittenAt   time.Time `bson:"written_at"`
 	WrittenBy   string    `bson:"written_by"`
 	BlobID      string    `bson:"blob_id"`
+	Content     []byte    `bson:"content"`
 	Hold        string    `bson:"hold"`
 	PlantedBy   string    `bson:"planted_by"`
 	Removed     bool      `bson:"removed"`
@@ -36,14 +40,15 @@ type fileDoc struct {
 
 func (d fileDoc) file() domain.File {
 	return domain.File{PlotID: d.PlotID, Tenancy: d.Tenancy, Path: d.Path, Version: d.Version, Size: d.Size,
-		Hash: d.Hash, ContentType: d.ContentType, WrittenAt: d.WrittenAt, WrittenBy: d.WrittenBy, BlobID: d.BlobID, Hold: d.Hold,
-		PlantedBy: d.PlantedBy, Removed: d.Removed}
+		Hash: d.Hash, ContentType: d.ContentType, WrittenAt: d.WrittenAt, WrittenBy: d.WrittenBy, BlobID: d.BlobID, Content: d.Content,
+		Hold: d.Hold, PlantedBy: d.PlantedBy, Removed: d.Removed}
 }
 
 func fileDocOf(f domain.File) fileDoc {
 	return fileDoc{ID: fileID(f.PlotID, f.Tenancy, f.Path), PlotID: f.PlotID, Tenancy: f.Tenancy, Path: f.Path,
 		Version: f.Version, Size: f.Size, Hash: f.Hash, ContentType: f.ContentType, WrittenAt: f.WrittenAt,
-		WrittenBy: f.WrittenBy, BlobID: f.BlobID, Hold: f.Hold, PlantedBy: f.PlantedBy, Removed: f.Removed}
+		WrittenBy: f.WrittenBy, BlobID: f.BlobID, Content: f.Content, Hold: f.Hold, PlantedBy: f.PlantedBy,
+		Removed: f.Removed}
 }
 
 // fileID is a file's document id. ':' never occurs in a plot id, a tenancy
@@ -159,6 +164,34 @@ func (s *Files) PutBlob(ctx context.Context, tenancy string, data []byte, now ti
 		return "", fmt.Errorf("store file content: %w", err)
 	}
 	return id, nil
+}
+
+// Content is f's content: from its blob, or from its head when the head
+// holds it. domain.ErrNotFound when the head stored is no longer f (a
+// write replaced it meanwhile): read the head again.
+func (s *Files) Content(ctx context.Context, f domain.File) ([]byte, error) {
+	if f.BlobID != "" {
+		return s.Blob(ctx, f.BlobID)
+	}
+	if f.Content != nil {
+		return f.Content, nil
+	}
+	var d fileDoc
+	err := s.docs(f.PlotID).Collection().FindOne(ctx, bson.M{"_id": fileID(f.PlotID, f.Tenancy, f.Path)},
+		options.FindOne().SetProjection(bson.M{"version": 1, "blob_id": 1, "content": 1})).Decode(&d)
+	if errors.Is(err, mongo.ErrNoDocuments) {
+		return nil, domain.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read file content: %w", err)
+	}
+	if d.Version != f.Version || d.BlobID != "" {
+		return nil, domain.ErrNotFound
+	}
+	if d.Content == nil {
+		return []byte{}, nil
+	}
+	return d.Content, nil
 }
 
 // Blob returns content by blob id.

@@ -17,7 +17,7 @@ import (
 func (s *Files) List(ctx context.Context, plotID, tenancy, prefix string) ([]domain.File, error) {
 	filter, _ := listFilter(plotID, tenancy, prefix)
 	docs, err := mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
-		options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}))
+		options.Find().SetProjection(headFields).SetSort(bson.D{{Key: "path", Value: 1}}))
 	if err != nil {
 		return nil, fmt.Errorf("list files: %w", err)
 	}
@@ -61,7 +61,7 @@ func (s *Files) ListPage(ctx context.Context, plotID, tenancy, prefix, after str
 		filter["path"] = paths
 	}
 	docs, err := mongox.FindAll[fileDoc](ctx, s.docs(plotID).Collection(), filter,
-		options.Find().SetProjection(noOutbox).SetSort(bson.D{{Key: "path", Value: 1}}).SetLimit(int64(limit)))
+		options.Find().SetProjection(headFields).SetSort(bson.D{{Key: "path", Value: 1}}).SetLimit(int64(limit)))
 	if err != nil {
 		return nil, 0, fmt.Errorf("list files: %w", err)
 	}

@@ -59,7 +59,9 @@ func (m *fileMirror) keep(d *docs[fileDoc]) {
 		if f == nil {
 			m.Delete(id)
 		} else {
-			m.Put(*f)
+			head := *f
+			head.Content = nil // the copy holds heads; Content reads a content
+			m.Put(head)
 		}
 		plotID, _, _ := strings.Cut(id, ":")
 		m.changed(plotID)
@@ -96,7 +98,7 @@ func (m *fileMirror) version(plotID string) uint64 {
 
 func (m *fileMirror) load(ctx context.Context, d *docs[fileDoc]) error {
 	return m.Load(ctx, func(ctx context.Context) ([]fileDoc, error) {
-		return mongox.ScanAll[fileDoc](ctx, m.Mirror, d.Collection(), noOutbox)
+		return mongox.ScanAll[fileDoc](ctx, m.Mirror, d.Collection(), headFields)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -71,10 +72,10 @@ func testFiles(t *testing.T, ctx context.Context, repo app.Files, outbox func(do
 			t.Fatalf("write: %+v %v", f, err)
 		}
 		head, err := repo.Head(ctx, plot, tenancy, path)
-		if err != nil || head != f {
+		if err != nil || !reflect.DeepEqual(head, f) {
 			t.Fatalf("head: %+v %v, want %+v", head, err, f)
 		}
-		if data, err := repo.Blob(ctx, blob); err != nil || string(data) != "hello" {
+		if data, err := repo.Content(ctx, f); err != nil || string(data) != "hello" {
 			t.Fatalf("blob: %q %v", data, err)
 		}
 		if other, err := repo.Head(ctx, plot, "t2", path); err != nil || other.Exists() {
@@ -93,7 +94,7 @@ func testFiles(t *testing.T, ctx context.Context, repo app.Files, outbox func(do
 			t.Fatalf("replace: %+v %v", f, err)
 		}
 		list, err := repo.List(ctx, plot, tenancy, "/no")
-		if err != nil || len(list) != 1 || list[0] != f {
+		if err != nil || len(list) != 1 || !reflect.DeepEqual(list[0], f) {
 			t.Fatalf("list: %+v %v", list, err)
 		}
 	})
@@ -111,6 +112,46 @@ func testFiles(t *testing.T, ctx context.Context, repo app.Files, outbox func(do
 		}
 		if err := repo.Delete(ctx, plot, tenancy, path, func(domain.File) error { return nil }); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("deleting nothing: %v", err)
+		}
+	})
+	t.Run("content in the head", func(t *testing.T) {
+		for _, on := range []string{plot, domain.CommonsPlotID} {
+			const inline, own = "/inline.md", "t-inline"
+			put := func(content string) domain.File {
+				t.Helper()
+				f, err := repo.Change(ctx, on, own, inline, func(f *domain.File) ([]domain.Event, error) {
+					f.Size, f.BlobID, f.Content = int64(len(content)), "", []byte(content)
+					return nil, nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}
+			first := put("small")
+			head, err := repo.Head(ctx, on, own, inline)
+			if err != nil || head.Version != first.Version {
+				t.Fatalf("%s: head %+v %v", on, head, err)
+			}
+			if data, err := repo.Content(ctx, head); err != nil || string(data) != "small" {
+				t.Fatalf("%s: content of the head: %q %v", on, data, err)
+			}
+			list, err := repo.List(ctx, on, own, inline)
+			if err != nil || len(list) != 1 || list[0].Content != nil {
+				t.Fatalf("%s: a listing carries no content: %+v %v", on, list, err)
+			}
+			second := put("")
+			// A head read before a write gives its own content, or none:
+			// never the next version's.
+			if data, err := repo.Content(ctx, head); !errors.Is(err, domain.ErrNotFound) && (err != nil || string(data) != "small") {
+				t.Fatalf("%s: the content of a replaced head: %q %v", on, data, err)
+			}
+			if _, err := repo.Content(ctx, domain.File{PlotID: on, Tenancy: own, Path: inline, Version: first.Version}); !errors.Is(err, domain.ErrNotFound) {
+				t.Fatalf("%s: the content of a replaced version: %v, want not found", on, err)
+			}
+			if data, err := repo.Content(ctx, domain.File{PlotID: on, Tenancy: own, Path: inline, Version: second.Version}); err != nil || data == nil || len(data) != 0 {
+				t.Fatalf("%s: an empty file's content: %q %v", on, data, err)
+			}
 		}
 	})
 	t.Run("racing writers on one file", func(t *testing.T) {

@@ -78,7 +78,7 @@ func testRepairReads(t *testing.T, kit *testkit.Kit, open func() filesAdapter) {
 	}
 	check("after the repair", []string{"t1"}, []string{"t1", "t3"})
 	for name, want := range map[string]bool{"live": true, "dead": false, "dead-too": false, "dead-new": true, "gone": false, "ended": false} {
-		_, err := written.Blob(ctx, blobs[name])
+		_, err := written.Content(ctx, domain.File{BlobID: blobs[name]})
 		if found := !errors.Is(err, domain.ErrNotFound); found != want || (found && err != nil) {
 			t.Errorf("blob %q after the repair: found %v (%v), want %v", name, found, err, want)
 		}

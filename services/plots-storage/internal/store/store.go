@@ -42,6 +42,10 @@ import (
 
 var noOutbox = bson.M{events.OutboxField: 0}
 
+// headFields are a file head's fields without its outbox and its content:
+// what listings and the copies in memory hold.
+var headFields = bson.M{events.OutboxField: 0, "content": 0}
+
 // eventOf is an outbox entry.
 type eventOf = events.Event
 
