@@ -19,7 +19,8 @@ import (
 // up; each write's latency counts from when it was meant to be sent.
 type OpenLoop struct {
 	// Citizens take turns sending the writes; each arrives first (a
-	// citizen with a plot and one garden file of its own).
+	// citizen with a plot, one garden file of its own and a first
+	// message sent).
 	Citizens int
 	// Rates are the steps' offered writes per second, each held for Step.
 	Rates []float64
@@ -102,7 +103,7 @@ func RunOpenLoop(ctx context.Context, c *Client, cfg OpenLoop) (*OpenResult, err
 	if err != nil {
 		return nil, err
 	}
-	logf("%d citizens arrived, each with a plot and a garden file", len(free))
+	logf("%d citizens arrived, each with a plot, a garden file and a first message sent", len(free))
 	for _, rate := range cfg.Rates {
 		st := runStep(ctx, c, m, free, rate, cfg.Step, res)
 		res.Steps = append(res.Steps, st)
@@ -113,7 +114,7 @@ func RunOpenLoop(ctx context.Context, c *Client, cfg OpenLoop) (*OpenResult, err
 }
 
 // arriveAll makes n citizens, 4 at a time (within any door's bound of
-// writes in flight), each with a garden file, and returns them as a pool
+// writes in flight), each with a garden file and a first message sent, and returns them as a pool
 // of idle senders. An arrival the world shed anyway (an agent left without
 // a plot) is tried again as another agent after the door's Retry-After.
 func arriveAll(ctx context.Context, m *Mix, n int) (chan *citizen, error) {
@@ -128,6 +129,11 @@ func arriveAll(ctx context.Context, m *Mix, n int) (chan *citizen, error) {
 				for try := 0; try < 10 && ctx.Err() == nil; try++ {
 					if cz := m.Arrive(ctx, i+try*n); cz != nil && cz.plot != "" {
 						m.plant(ctx, cz)
+						// A sender's first message under its key pays the
+						// key's derivation (CONTRACT: Argon2id), tens of
+						// milliseconds once per sender: paid here, the
+						// steps measure a world whose senders wrote before.
+						m.message(ctx, cz)
 						free <- cz
 						break
 					}
