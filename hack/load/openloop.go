@@ -103,7 +103,7 @@ func RunOpenLoop(ctx context.Context, c *Client, cfg OpenLoop) (*OpenResult, err
 	if err != nil {
 		return nil, err
 	}
-	logf("%d citizens arrived, each with a plot, a garden file and a first message sent", len(free))
+	logf("%d citizens arrived, each with a plot, a garden file and most with a first message sent", len(free))
 	for _, rate := range cfg.Rates {
 		st := runStep(ctx, c, m, free, rate, cfg.Step, res)
 		res.Steps = append(res.Steps, st)
@@ -114,7 +114,9 @@ func RunOpenLoop(ctx context.Context, c *Client, cfg OpenLoop) (*OpenResult, err
 }
 
 // arriveAll makes n citizens, 4 at a time (within any door's bound of
-// writes in flight), each with a garden file and a first message sent, and returns them as a pool
+// writes in flight), each with a garden file and a first message sent to
+// one who arrived before it (the first to arrive, and one that draws
+// itself, sends none), and returns them as a pool
 // of idle senders. An arrival the world shed anyway (an agent left without
 // a plot) is tried again as another agent after the door's Retry-After.
 func arriveAll(ctx context.Context, m *Mix, n int) (chan *citizen, error) {

@@ -64,8 +64,9 @@ type Usage interface {
 	StartTally(ctx context.Context, now time.Time, count func(context.Context) (files int64, latest time.Time, err error)) error
 }
 
-// Files stores file heads and, apart, their contents ("blobs"): every
-// write stores its content under a new blob id before switching the head.
+// Files stores file heads with their content, up to
+// domain.InlineContentBytes; a larger content is stored apart ("blobs"),
+// under a new blob id, before the head is switched to it.
 type Files interface {
 	// Writing lets this process's writers of one path in one at a time:
 	// concurrent writers of a path (the garden's index above all) would

@@ -151,10 +151,10 @@ type blob struct {
 	Created time.Time `bson:"created_at"`
 }
 
-// PutBlob stores content under a fresh id. Every write gets its own blob, so
-// concurrent writers of one path never overwrite each other's content, and
-// a reader holding the previous head still finds the previous content
-// until the writer removes it.
+// PutBlob stores content under a fresh id. Every write of a content too
+// large for its head gets its own blob, so concurrent writers of one path
+// never overwrite each other's content, and a reader holding the previous
+// head still finds the previous content until the writer removes it.
 func (s *Files) PutBlob(ctx context.Context, tenancy string, data []byte, now time.Time) (string, error) {
 	id := randomHex(16)
 	if data == nil {
@@ -168,7 +168,9 @@ func (s *Files) PutBlob(ctx context.Context, tenancy string, data []byte, now ti
 
 // Content is f's content: from its blob, or from its head when the head
 // holds it. domain.ErrNotFound when the head stored is no longer f (a
-// write replaced it meanwhile): read the head again.
+// write replaced it meanwhile): read the head again. A head is f when it
+// has f's version and names f's hold: a file deleted and written again
+// starts over at version 1, but every write takes a hold of its own.
 func (s *Files) Content(ctx context.Context, f domain.File) ([]byte, error) {
 	if f.BlobID != "" {
 		return s.Blob(ctx, f.BlobID)
@@ -178,14 +180,14 @@ func (s *Files) Content(ctx context.Context, f domain.File) ([]byte, error) {
 	}
 	var d fileDoc
 	err := s.docs(f.PlotID).Collection().FindOne(ctx, bson.M{"_id": fileID(f.PlotID, f.Tenancy, f.Path)},
-		options.FindOne().SetProjection(bson.M{"version": 1, "blob_id": 1, "content": 1})).Decode(&d)
+		options.FindOne().SetProjection(bson.M{"version": 1, "hold": 1, "blob_id": 1, "content": 1})).Decode(&d)
 	if errors.Is(err, mongo.ErrNoDocuments) {
 		return nil, domain.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read file content: %w", err)
 	}
-	if d.Version != f.Version || d.BlobID != "" {
+	if d.Version != f.Version || d.Hold != f.Hold || d.BlobID != "" {
 		return nil, domain.ErrNotFound
 	}
 	if d.Content == nil {

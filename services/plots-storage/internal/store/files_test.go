@@ -154,6 +154,35 @@ func testFiles(t *testing.T, ctx context.Context, repo app.Files, outbox func(do
 			}
 		}
 	})
+	t.Run("content of a file deleted and written again", func(t *testing.T) {
+		// Versions start over at 1 after a delete; each write's hold is its
+		// own, so a head read before the delete never gives the new
+		// file's content.
+		const again, own = "/again.md", "t-again"
+		put := func(content, hold string) domain.File {
+			t.Helper()
+			f, err := repo.Change(ctx, plot, own, again, func(f *domain.File) ([]domain.Event, error) {
+				f.Size, f.Content, f.Hold = int64(len(content)), []byte(content), hold
+				return nil, nil
+			})
+			if err != nil || f.Version != 1 {
+				t.Fatalf("write %q: %+v %v", content, f, err)
+			}
+			return f
+		}
+		put("first", "hold_1")
+		head, err := repo.Head(ctx, plot, own, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := repo.Delete(ctx, plot, own, again, func(domain.File) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		put("second", "hold_2")
+		if data, err := repo.Content(ctx, head); !errors.Is(err, domain.ErrNotFound) && (err != nil || string(data) != "first") {
+			t.Fatalf("the content of a deleted file's head: %q %v", data, err)
+		}
+	})
 	t.Run("racing writers on one file", func(t *testing.T) {
 		for _, on := range []string{plot, domain.CommonsPlotID} {
 			const writers, each = 8, 5
