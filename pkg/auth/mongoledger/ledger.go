@@ -39,7 +39,7 @@ type signatureDoc struct {
 // New prepares db's signatures collection and its expiry.
 func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Ledger, error) {
 	coll := db.Collection(SignaturesCollection)
-	exp, err := mongox.NewExpiry(ctx, coll, log)
+	exp, err := mongox.NewExpiry(ctx, db, coll, log)
 	if err != nil {
 		return nil, fmt.Errorf("signature ledger: %w", err)
 	}
@@ -50,6 +50,7 @@ func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Ledger, error) 
 // together (mongox.BatchedInserts).
 func (l *Ledger) FirstUse(ctx context.Context, key string, expires time.Time) (bool, error) {
 	l.expiry.Tick(time.Now())
+	l.expiry.Track(key, expires)
 	err := l.inserts.Insert(ctx, signatureDoc{ID: key, ExpiresAt: expires.UTC()})
 	switch {
 	case errors.Is(err, mongox.ErrDuplicate):
@@ -72,6 +73,7 @@ func (l *Ledger) Record(ctx context.Context, key string, expires time.Time) (boo
 		return false, fmt.Errorf("look up signature: %w", err)
 	}
 	l.expiry.Tick(time.Now())
+	l.expiry.Track(key, expires)
 	if l.inserts.Queue(signatureDoc{ID: key, ExpiresAt: expires.UTC()}) {
 		return true, nil
 	}

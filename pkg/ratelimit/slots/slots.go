@@ -60,20 +60,20 @@ type slot struct {
 // database loads the slots still in their windows.
 func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Counter, error) {
 	coll := db.Collection(Collection)
-	exp, err := mongox.NewExpiry(ctx, coll, log)
+	exp, err := mongox.NewExpiry(ctx, db, coll, log)
 	if err != nil {
 		return nil, fmt.Errorf("rate limit slots: %w", err)
 	}
 	c := &Counter{coll: coll, expiry: exp, inserts: mongox.NewBatchedInserts(coll).WithLinger(mongox.QueueLinger)}
 	if db.Exclusive() {
-		if c.log, err = load(ctx, coll); err != nil {
+		if c.log, err = load(ctx, coll, exp); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
-func load(ctx context.Context, coll *mongo.Collection) (*ratelimit.Log, error) {
+func load(ctx context.Context, coll *mongo.Collection, exp *mongox.Expiry) (*ratelimit.Log, error) {
 	cur, err := coll.Find(ctx, bson.M{mongox.ExpiresField: bson.M{"$gt": time.Now().UTC()}})
 	if err != nil {
 		return nil, fmt.Errorf("load rate limit slots: %w", err)
@@ -87,6 +87,7 @@ func load(ctx context.Context, coll *mongo.Collection) (*ratelimit.Log, error) {
 		if key, at, ok := parse(s.ID); ok {
 			log.Add(key, s.ID, at, s.ExpiresAt)
 		}
+		exp.Track(s.ID, s.ExpiresAt)
 	}
 	return log, nil
 }
@@ -106,6 +107,7 @@ func (c *Counter) Take(ctx context.Context, key string, now time.Time, limit int
 		// to outlive a restart, so the request does not wait for it (a
 		// graceful stop drains the queue; a crash forgets at most the
 		// slots of the last moments, mongox.QueueLinger).
+		c.expiry.Track(doc.ID, doc.ExpiresAt)
 		if c.inserts.Queue(doc) {
 			return id, 0, nil
 		}
