@@ -36,21 +36,38 @@ type Expiry struct {
 	sweeping  atomic.Bool
 	// tracked are, on an exclusive database, the ids of the documents
 	// this process wrote (Track), by the minute they expire in: a sweep
-	// deletes those by _id (see sweepTracked). filtered says the sweep
-	// that filters, for what an earlier process left, was done.
-	exclusive bool
-	filtered  atomic.Bool
-	mu        sync.Mutex
-	tracked   map[int64][]string
+	// deletes those by _id (see sweepTracked). Until filterUntil, when
+	// every document an earlier process left has expired, and once after
+	// it (filtered), a sweep filters instead.
+	exclusive   bool
+	filterUntil time.Time
+	filtered    atomic.Bool
+	mu          sync.Mutex
+	tracked     map[int64][]string
 }
 
 // NewExpiry prepares the expiry of db's collection coll: the TTL index
-// where the backend has one.
-func NewExpiry(ctx context.Context, db *DB, coll *mongo.Collection, log *slog.Logger) (*Expiry, error) {
+// where the backend has one. untracked is how long documents written
+// before this start (which this process did not Track) may still be
+// unexpired: the sweeps filter until it has passed.
+func NewExpiry(ctx context.Context, db *DB, coll *mongo.Collection, untracked time.Duration, log *slog.Logger) (*Expiry, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	e := &Expiry{coll: coll, log: log, exclusive: db.Exclusive(), tracked: map[int64][]string{}}
+	e := &Expiry{coll: coll, log: log, exclusive: db.Exclusive(), tracked: map[int64][]string{},
+		filterUntil: time.Now().Add(untracked)}
+	if e.exclusive {
+		// An empty collection holds nothing of an earlier process: no
+		// sweep needs to filter. (One document read, without a filter:
+		// FerretDB answers it without a scan.)
+		err := coll.FindOne(ctx, bson.M{}, options.FindOne().SetProjection(bson.M{"_id": 1})).Err()
+		switch {
+		case errors.Is(err, mongo.ErrNoDocuments):
+			e.filtered.Store(true)
+		case err != nil:
+			return nil, fmt.Errorf("expiry of %s: %w", coll.Name(), err)
+		}
+	}
 	e.lastSweep.Store(time.Now().UnixNano())
 	ttl := mongo.IndexModel{Keys: bson.D{{Key: ExpiresField, Value: 1}},
 		Options: options.Index().SetName("expiry").SetExpireAfterSeconds(0)}
@@ -91,7 +108,7 @@ func (e *Expiry) Sweep(ctx context.Context, now time.Time) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	e.filtered.Store(e.exclusive)
+	e.filtered.Store(e.exclusive && now.After(e.filterUntil))
 	return res.DeletedCount, nil
 }
 
@@ -116,9 +133,10 @@ const trackedBatch = 1000
 // has passed. On the embedded default a delete by any other filter decodes
 // every document of the collection (about 10 µs each): with 1,000 writes a
 // second the request signatures alone are 300,000 documents, 3 s of a core
-// each minute, in one burst. Every document of the collection was written
-// by this process since the filtering sweep at its start, so the tracked
-// ids are all there is to delete. What fails is tracked again.
+// each minute, in one burst. Once the documents of earlier processes have
+// expired and a filtering sweep took them, every document of the
+// collection is one this process wrote and tracked, so the tracked ids
+// are all there is to delete. What fails is tracked again.
 func (e *Expiry) sweepTracked(ctx context.Context, now time.Time) (int64, error) {
 	current := now.Unix() / 60
 	e.mu.Lock()

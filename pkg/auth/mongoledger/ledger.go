@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/mongo"
 	"go.mongodb.org/mongo-driver/mongo/options"
 
+	"sharedworld.dev/pkg/auth"
 	"sharedworld.dev/pkg/mongox"
 )
 
@@ -39,7 +40,10 @@ type signatureDoc struct {
 // New prepares db's signatures collection and its expiry.
 func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Ledger, error) {
 	coll := db.Collection(SignaturesCollection)
-	exp, err := mongox.NewExpiry(ctx, db, coll, log)
+	// A signature an earlier process stored may stay unexpired this long
+	// after the start: its t up to the window ahead of the clock, and
+	// the window after it.
+	exp, err := mongox.NewExpiry(ctx, db, coll, 2*auth.SignatureWindow+time.Second, log)
 	if err != nil {
 		return nil, fmt.Errorf("signature ledger: %w", err)
 	}

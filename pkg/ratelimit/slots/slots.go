@@ -60,7 +60,9 @@ type slot struct {
 // database loads the slots still in their windows.
 func New(ctx context.Context, db *mongox.DB, log *slog.Logger) (*Counter, error) {
 	coll := db.Collection(Collection)
-	exp, err := mongox.NewExpiry(ctx, db, coll, log)
+	// The slots still in their windows are loaded and tracked below: one
+	// filtering sweep takes the rest.
+	exp, err := mongox.NewExpiry(ctx, db, coll, 0, log)
 	if err != nil {
 		return nil, fmt.Errorf("rate limit slots: %w", err)
 	}
