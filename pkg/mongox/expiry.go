@@ -43,7 +43,14 @@ type Expiry struct {
 	filterUntil time.Time
 	filtered    atomic.Bool
 	mu          sync.Mutex
-	tracked     map[int64][]string
+	tracked     map[int64][]trackedDoc
+}
+
+// trackedDoc is a tracked document's id and when it expires (unix
+// nanoseconds).
+type trackedDoc struct {
+	id      string
+	expires int64
 }
 
 // NewExpiry prepares the expiry of db's collection coll: the TTL index
@@ -54,7 +61,7 @@ func NewExpiry(ctx context.Context, db *DB, coll *mongo.Collection, untracked ti
 	if log == nil {
 		log = slog.Default()
 	}
-	e := &Expiry{coll: coll, log: log, exclusive: db.Exclusive(), tracked: map[int64][]string{},
+	e := &Expiry{coll: coll, log: log, exclusive: db.Exclusive(), tracked: map[int64][]trackedDoc{},
 		filterUntil: time.Now().Add(untracked)}
 	if e.exclusive {
 		// An empty collection holds nothing of an earlier process: no
@@ -121,7 +128,7 @@ func (e *Expiry) Track(id string, expires time.Time) {
 	}
 	minute := expires.Unix() / 60
 	e.mu.Lock()
-	e.tracked[minute] = append(e.tracked[minute], id)
+	e.tracked[minute] = append(e.tracked[minute], trackedDoc{id: id, expires: expires.UnixNano()})
 	e.mu.Unlock()
 }
 
@@ -129,8 +136,8 @@ func (e *Expiry) Track(id string, expires time.Time) {
 // _id values of an $in through its _id index.
 const trackedBatch = 1000
 
-// sweepTracked deletes, by _id, the tracked documents of every minute that
-// has passed. On the embedded default a delete by any other filter decodes
+// sweepTracked deletes, by _id, the tracked documents that expired before
+// now. On the embedded default a delete by any other filter decodes
 // every document of the collection (about 10 µs each): with 1,000 writes a
 // second the request signatures alone are 300,000 documents, 3 s of a core
 // each minute, in one burst. Once the documents of earlier processes have
@@ -138,32 +145,47 @@ const trackedBatch = 1000
 // collection is one this process wrote and tracked, so the tracked ids
 // are all there is to delete. What fails is tracked again.
 func (e *Expiry) sweepTracked(ctx context.Context, now time.Time) (int64, error) {
-	current := now.Unix() / 60
+	current, cutoff := now.Unix()/60, now.UnixNano()
 	e.mu.Lock()
-	var due []int64
-	for minute := range e.tracked {
-		if minute < current {
-			due = append(due, minute)
+	var due []trackedDoc
+	for minute, docs := range e.tracked {
+		switch {
+		case minute < current:
+			due = append(due, docs...)
+			delete(e.tracked, minute)
+		case minute == current:
+			// the minute under way: what expired before now goes
+			kept := docs[:0]
+			for _, d := range docs {
+				if d.expires < cutoff {
+					due = append(due, d)
+				} else {
+					kept = append(kept, d)
+				}
+			}
+			e.tracked[minute] = kept
 		}
-	}
-	var ids []string
-	for _, minute := range due {
-		ids = append(ids, e.tracked[minute]...)
-		delete(e.tracked, minute)
 	}
 	e.mu.Unlock()
 	var deleted int64
-	for len(ids) > 0 {
-		batch := ids[:min(len(ids), trackedBatch)]
-		res, err := e.coll.DeleteMany(ctx, bson.M{"_id": bson.M{"$in": batch}})
+	for len(due) > 0 {
+		batch := due[:min(len(due), trackedBatch)]
+		ids := make([]string, len(batch))
+		for i, d := range batch {
+			ids[i] = d.id
+		}
+		res, err := e.coll.DeleteMany(ctx, bson.M{"_id": bson.M{"$in": ids}})
 		if err != nil {
 			e.mu.Lock()
-			e.tracked[current-1] = append(e.tracked[current-1], ids...)
+			for _, d := range due {
+				minute := d.expires / int64(time.Minute)
+				e.tracked[minute] = append(e.tracked[minute], d)
+			}
 			e.mu.Unlock()
 			return deleted, err
 		}
 		deleted += res.DeletedCount
-		ids = ids[len(batch):]
+		due = due[len(batch):]
 	}
 	return deleted, nil
 }

@@ -88,10 +88,13 @@ func TestAnExpirySweepsWhatItTrackedOnAnExclusiveDatabase(t *testing.T) {
 	if got := remaining("exclusive"); len(got) != 3 || got[0] != "kept" || got[1] != "stray" || got[2] != "this-minute" {
 		t.Fatalf("after a tracked sweep: %v, want [kept stray this-minute]", got)
 	}
-	// A minute is swept once it has passed whole: at 3h+45s "kept" (3h)
-	// has expired, but "this-minute" (3h+30s) shares its minute.
-	sweep(e, base.Add(3*time.Hour+45*time.Second), 0)
-	sweep(e, base.Add(3*time.Hour+time.Minute), 2)
+	// Inside a minute, what expired before the sweep goes and the rest of
+	// the minute stays.
+	sweep(e, base.Add(3*time.Hour+15*time.Second), 1)
+	if got := remaining("exclusive"); len(got) != 2 || got[0] != "stray" || got[1] != "this-minute" {
+		t.Fatalf("inside the minute: %v, want [stray this-minute]", got)
+	}
+	sweep(e, base.Add(3*time.Hour+time.Minute), 1)
 	if got := remaining("exclusive"); len(got) != 1 || got[0] != "stray" {
 		t.Fatalf("after the tracked documents expired: %v, want [stray]", got)
 	}
