@@ -26,7 +26,7 @@ const spareIDIndexSuffix = "_sw_id"
 // under dir, before FerretDB opens them. FerretDB never recorded them, so
 // nothing else changes.
 func dropSpareIDIndexes(ctx context.Context, dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.sqlite"))
+	files, err := databaseFiles(dir)
 	if err != nil {
 		return err
 	}
@@ -38,13 +38,28 @@ func dropSpareIDIndexes(ctx context.Context, dir string) error {
 	return nil
 }
 
-func dropSpareIDIndexesOf(ctx context.Context, path string) error {
+// databaseFiles are the database files under dir, one per database.
+func databaseFiles(dir string) ([]string, error) {
+	return filepath.Glob(filepath.Join(dir, "*.sqlite"))
+}
+
+// openDatabaseFile opens one connection to the database file at path,
+// beside FerretDB's own, waiting up to 10 s for a lock they hold.
+func openDatabaseFile(path string) (*sql.DB, error) {
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+func dropSpareIDIndexesOf(ctx context.Context, path string) error {
+	db, err := openDatabaseFile(path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master
 		WHERE type = 'index' AND name LIKE ? ESCAPE '\' AND sql LIKE '%->''$._id'')'`,
 		`%`+strings.ReplaceAll(spareIDIndexSuffix, "_", `\_`))
@@ -90,7 +105,7 @@ type openFile struct {
 // checkpointAll checkpoints the log of every database file under dir that
 // another connection committed to since its last complete checkpoint.
 func (o openFiles) checkpointAll(ctx context.Context, dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.sqlite"))
+	files, err := databaseFiles(dir)
 	if err != nil {
 		return err
 	}
@@ -125,11 +140,10 @@ func (o openFiles) checkpointFile(ctx context.Context, path string) (checkpointe
 	}
 	f, ok := o[path]
 	if !ok {
-		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+		db, err := openDatabaseFile(path)
 		if err != nil {
 			return false, err
 		}
-		db.SetMaxOpenConns(1)
 		f = openFile{db: db, info: info, settled: -1}
 	}
 	defer func() { o[path] = f }()

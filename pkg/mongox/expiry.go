@@ -126,11 +126,15 @@ func (e *Expiry) Track(id string, expires time.Time) {
 	if !e.exclusive {
 		return
 	}
-	minute := expires.Unix() / 60
+	d := trackedDoc{id: id, expires: expires.UnixNano()}
 	e.mu.Lock()
-	e.tracked[minute] = append(e.tracked[minute], trackedDoc{id: id, expires: expires.UnixNano()})
+	e.tracked[minuteOf(d.expires)] = append(e.tracked[minuteOf(d.expires)], d)
 	e.mu.Unlock()
 }
+
+// minuteOf is the minute of a time in unix nanoseconds: the key of the
+// group its tracked documents are kept in.
+func minuteOf(unixNano int64) int64 { return unixNano / int64(time.Minute) }
 
 // trackedBatch bounds the ids of one delete: FerretDB finds up to 1,000
 // _id values of an $in through its _id index.
@@ -145,7 +149,8 @@ const trackedBatch = 1000
 // collection is one this process wrote and tracked, so the tracked ids
 // are all there is to delete. What fails is tracked again.
 func (e *Expiry) sweepTracked(ctx context.Context, now time.Time) (int64, error) {
-	current, cutoff := now.Unix()/60, now.UnixNano()
+	cutoff := now.UnixNano()
+	current := minuteOf(cutoff)
 	e.mu.Lock()
 	var due []trackedDoc
 	for minute, docs := range e.tracked {
@@ -178,8 +183,7 @@ func (e *Expiry) sweepTracked(ctx context.Context, now time.Time) (int64, error)
 		if err != nil {
 			e.mu.Lock()
 			for _, d := range due {
-				minute := d.expires / int64(time.Minute)
-				e.tracked[minute] = append(e.tracked[minute], d)
+				e.tracked[minuteOf(d.expires)] = append(e.tracked[minuteOf(d.expires)], d)
 			}
 			e.mu.Unlock()
 			return deleted, err

@@ -77,8 +77,8 @@ func (l *Ledger) Record(ctx context.Context, key string, expires time.Time) (boo
 		return false, fmt.Errorf("look up signature: %w", err)
 	}
 	l.expiry.Tick(time.Now())
-	l.expiry.Track(key, expires)
 	if l.inserts.Queue(signatureDoc{ID: key, ExpiresAt: expires.UTC()}) {
+		l.expiry.Track(key, expires)
 		return true, nil
 	}
 	return l.FirstUse(ctx, key, expires)
